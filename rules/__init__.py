@@ -1,0 +1,2 @@
+"""Pure, deterministic game rules. Imports nothing above it (no discord, aiosqlite, Pillow,
+asyncio, time or random)."""

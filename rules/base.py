@@ -1,0 +1,150 @@
+"""The engine shape every game follows (see DESIGN.md, "rules/ — one engine shape").
+
+A game is a `Game` object registered by name. Its state and actions are pydantic models;
+`apply` is a pure reducer that never mutates its input and raises `IllegalAction` with a
+player-facing message when an action is not allowed now.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, TypeAdapter
+
+from rules.rng import Rng
+
+
+class Model(BaseModel):
+    """Base of every rules model: unknown fields are refused, so a typo never passes silently."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class GameState(Model):
+    """A game's whole state, JSON-serialisable, including its random source."""
+
+    rng: Rng
+
+    def to_json(self) -> str:
+        return self.model_dump_json()
+
+
+class Action(Model):
+    """One decision by one seat. Subclasses add a `kind` literal and their own fields."""
+
+    seat: int
+    kind: str
+
+
+class Event(Model):
+    """Something that happened while applying an action, for the log line and the images."""
+
+    kind: str
+    text: str = ""
+    data: dict[str, Any] = {}
+
+
+class Placing(Model):
+    """One seat's result in a finished game."""
+
+    seat: int
+    place: int
+    status: Literal["running", "retired", "out of fuel", "timed out", "finished"] = "finished"
+
+
+S = TypeVar("S", bound=GameState)
+
+
+class Game(ABC, Generic[S]):
+    """What the bot, the store and the renderer may ask of any game."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    state_type: ClassVar[type[GameState]]
+    action_adapter: ClassVar[TypeAdapter[Any]]
+
+    @abstractmethod
+    def new_game(self, seed: int, config: dict[str, Any]) -> S:
+        """The starting state for this seed and configuration."""
+
+    @abstractmethod
+    def apply(self, state: S, action: Action) -> tuple[S, list[Event]]:
+        """Validate and apply, returning a new state; raise IllegalAction otherwise."""
+
+    @abstractmethod
+    def to_act(self, state: S) -> list[int]:
+        """Seats that may act now (empty when the game is over)."""
+
+    @abstractmethod
+    def legal_actions(self, state: S, seat: int) -> list[Action]:
+        """What this seat may do now; empty when it may not act."""
+
+    @abstractmethod
+    def is_terminal(self, state: S) -> bool: ...
+
+    @abstractmethod
+    def classification(self, state: S) -> list[Placing]:
+        """Finishing order of a terminal game, one entry per seat."""
+
+    @abstractmethod
+    def robot_action(self, state: S, seat: int) -> Action:
+        """The robot policy's choice for this seat (used for robots, timeouts, simulations)."""
+
+    def public_view(self, state: S) -> dict[str, Any]:
+        return state.model_dump(mode="json", exclude={"rng"})
+
+    def seat_view(self, state: S, seat: int) -> dict[str, Any]:
+        return self.public_view(state)
+
+    # Helpers shared by every game -------------------------------------------------------
+
+    def parse_action(self, data: dict[str, Any] | str) -> Action:
+        if isinstance(data, str):
+            return self.action_adapter.validate_json(data)
+        return self.action_adapter.validate_python(data)
+
+    def load_state(self, data: str) -> S:
+        return self.state_type.model_validate_json(data)  # type: ignore[return-value]
+
+    def replay(self, seed: int, config: dict[str, Any], actions: list[Action]) -> S:
+        state = self.new_game(seed, config)
+        for action in actions:
+            state, _ = self.apply(state, action)
+        return state
+
+
+_REGISTRY: dict[str, Game[Any]] = {}
+
+
+def register(game: Game[Any]) -> Game[Any]:
+    if game.name in _REGISTRY:
+        raise ValueError(f"game {game.name!r} is already registered")
+    _REGISTRY[game.name] = game
+    return game
+
+
+def games() -> dict[str, Game[Any]]:
+    _load_builtin_games()
+    return dict(_REGISTRY)
+
+
+def get_game(name: str) -> Game[Any]:
+    _load_builtin_games()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY)) or "none"
+        raise KeyError(f"unknown game {name!r} (known: {known})") from None
+
+
+def _load_builtin_games() -> None:
+    """Import the game packages so that they register themselves (idempotent)."""
+    import importlib
+    import pkgutil
+
+    import rules
+
+    for info in pkgutil.iter_modules(rules.__path__):
+        if info.ispkg:
+            importlib.import_module(f"rules.{info.name}")
