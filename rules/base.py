@@ -107,6 +107,25 @@ class Game(ABC, Generic[S]):
     def load_state(self, data: str) -> S:
         return self.state_type.model_validate_json(data)  # type: ignore[return-value]
 
+    def simulation_config(self, players: int | None = None, **options: Any) -> dict[str, Any]:
+        """The config for a robot-only game with these command-line options."""
+        raise NotImplementedError(f"{self.name} has no robot-only simulation yet")
+
+    def simulate(self, seed: int, **options: Any) -> dict[str, Any]:
+        """Play a robot-only game to the end; a JSON-ready summary (same seed, same dict)."""
+        state = self.new_game(seed, self.simulation_config(**options))
+        actions = 0
+        while not self.is_terminal(state):
+            seat = self.to_act(state)[0]
+            state, _ = self.apply(state, self.robot_action(state, seat))
+            actions += 1
+        return {
+            "game": self.name,
+            "seed": seed,
+            "actions": actions,
+            "classification": [p.model_dump(mode="json") for p in self.classification(state)],
+        }
+
     def replay(self, seed: int, config: dict[str, Any], actions: list[Action]) -> S:
         state = self.new_game(seed, config)
         for action in actions:

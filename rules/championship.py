@@ -21,6 +21,14 @@ GAME_KINDS: dict[str, str] = {
     "pitformula": "Pit Formula",
 }
 
+# Car colours a league member may claim. Waddington's are the six cars of rule 19; RF90's
+# dashboard colours are a Paddock choice until its own issue sets them; Pit Formula has no cars.
+CAR_COLOURS: dict[str, list[str]] = {
+    "waddington": ["yellow", "orange", "green", "red", "black", "blue"],
+    "rf90": ["red", "blue", "green", "yellow", "white", "black"],
+    "pitformula": [],
+}
+
 
 class PointsTable(BaseModel):
     name: str

@@ -1,0 +1,211 @@
+"""`paddock` command line: run, demo, migrate, simulate, verify, bench."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from pathlib import Path
+
+from bot.settings import MissingSetting, Settings, require_token
+
+
+class RedactSecrets(logging.Filter):
+    """Keep the token out of every log line, whatever logs it."""
+
+    def __init__(self, secret: str) -> None:
+        super().__init__()
+        self.secret = secret
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if self.secret and self.secret in record.getMessage():
+            record.msg = record.getMessage().replace(self.secret, "[token]")
+            record.args = ()
+        return True
+
+
+def setup_logging(level: str, secret: str = "") -> None:
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)-7s %(name)s: %(message)s"))
+    if secret:
+        handler.addFilter(RedactSecrets(secret))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+
+
+def _db(args: argparse.Namespace, settings: Settings) -> Path:
+    return Path(args.db) if args.db else settings.db_path
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import discord
+
+    from bot.client import PaddockBot
+
+    settings = Settings()
+    try:
+        token = require_token(settings)
+    except MissingSetting as exc:
+        print(exc.code, file=sys.stderr)
+        return 2
+    if args.db:
+        settings.db_path = Path(args.db)
+    setup_logging(settings.log_level, token)
+    bot = PaddockBot(settings)
+    try:
+        bot.run(token, log_handler=None)
+    except discord.LoginFailure:
+        print(
+            "paddock: Discord refused PADDOCK_TOKEN; reset the token in the Developer "
+            "Portal and put the new one in .env.",
+            file=sys.stderr,
+        )
+        return 2
+    except discord.PrivilegedIntentsRequired:
+        print(
+            "paddock: PADDOCK_MESSAGE_CONTENT=true needs the Message Content intent enabled "
+            "for the bot in the Developer Portal.",
+            file=sys.stderr,
+        )
+        return 2
+    return 0
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    from store import SqliteStore
+
+    path = _db(args, Settings())
+
+    async def go() -> list[str]:
+        store = SqliteStore(path)
+        try:
+            return await store.open()
+        finally:
+            await store.close()
+
+    applied = asyncio.run(go())
+    print(f"{path}: " + (f"applied {', '.join(applied)}" if applied else "up to date"))
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from store import SqliteStore
+    from store.verify import verify_store
+
+    path = _db(args, Settings())
+    if not path.exists():
+        print(f"verify: no database at {path}", file=sys.stderr)
+        return 2
+
+    async def go():  # noqa: ANN202
+        store = SqliteStore(path)
+        await store.open(run_migrations=False)
+        try:
+            return await verify_store(store)
+        finally:
+            await store.close()
+
+    report = asyncio.run(go())
+    print(report.text())
+    return 0 if report.ok else 1
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from rules.base import games
+
+    known = games()
+    if args.game not in known:
+        names = ", ".join(sorted(known)) or "none yet"
+        print(f"simulate: unknown game {args.game!r} (known: {names})", file=sys.stderr)
+        return 2
+    options = {
+        k: v
+        for k, v in {
+            "players": args.players,
+            "laps": args.laps,
+            "track": args.track,
+            "mode": args.mode,
+        }.items()
+        if v is not None
+    }
+    try:
+        result = known[args.game].simulate(args.seed, **options)
+    except (NotImplementedError, ValueError, TypeError) as exc:
+        print(f"simulate: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(result, sort_keys=True))
+    else:
+        print(f"{result['game']} seed {result['seed']}: {result['actions']} actions")
+        for entry in result["classification"]:
+            print(f"  {entry.get('place')}. seat {entry.get('seat')} ({entry.get('status')})")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from bot.demo import run_demo
+
+    setup_logging("WARNING")
+    return asyncio.run(run_demo(Path(args.out), seed=args.seed, rounds=args.rounds))
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from bot.bench import run_bench
+
+    setup_logging("WARNING")
+    result = asyncio.run(run_bench(quick=args.quick))
+    print(json.dumps(result, indent=None if args.json else 2))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="paddock", description="Racing board games and championships in Discord."
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("run", help="run the bot (needs PADDOCK_TOKEN)")
+    p.add_argument("--db", help="SQLite file (default: PADDOCK_DB_PATH or paddock.db)")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("demo", help="play a small robot championship offline into ./demo-out")
+    p.add_argument("--out", default="demo-out")
+    p.add_argument("--seed", type=int, default=2026)
+    p.add_argument("--rounds", type=int, default=3)
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("migrate", help="apply pending database migrations")
+    p.add_argument("--db")
+    p.set_defaults(func=cmd_migrate)
+
+    p = sub.add_parser("simulate", help="play a robot-only game and print the result")
+    p.add_argument("game")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--players", type=int)
+    p.add_argument("--laps", type=int)
+    p.add_argument("--track")
+    p.add_argument("--mode")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("verify", help="replay every game's log and compare with its snapshot")
+    p.add_argument("--db")
+    p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("bench", help="measure speed and memory")
+    p.add_argument("--quick", action="store_true", help="a shorter run (under a minute)")
+    p.add_argument("--json", action="store_true", help="one JSON object on one line")
+    p.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,78 @@
+"""The Paddock bot: a commands.Bot whose cogs each handle one area."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.components import Handler, PaddockButton
+from bot.errors import report_error
+from bot.settings import Settings
+from bot.timers import TimerManager
+from store import SqliteStore
+
+log = logging.getLogger("paddock")
+
+COGS = ("bot.cogs.league",)
+
+
+class PaddockTree(app_commands.CommandTree["PaddockBot"]):
+    async def on_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        await report_error(interaction, error)
+
+
+class PaddockBot(commands.Bot):
+    def __init__(
+        self, settings: Settings, store: SqliteStore | None = None, **options: Any
+    ) -> None:
+        intents = discord.Intents.default()
+        intents.message_content = settings.message_content
+        options.setdefault("allowed_mentions", discord.AllowedMentions(everyone=False, roles=False))
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=intents,
+            tree_cls=PaddockTree,
+            help_command=None,
+            **options,
+        )
+        self.settings = settings
+        self.store = store or SqliteStore(settings.db_path)
+        self.timers = TimerManager(self)
+        self.component_routes: dict[str, Handler] = {}
+
+    async def setup_hook(self) -> None:
+        applied = await self.store.open()
+        if applied:
+            log.info("applied migrations: %s", ", ".join(applied))
+        for extension in COGS:
+            await self.load_extension(extension)
+        self.add_dynamic_items(PaddockButton)
+        self.timers.start()
+        if self.settings.sync_commands:
+            await self.sync_commands()
+
+    async def sync_commands(self) -> list[app_commands.AppCommand]:
+        guild_id = self.settings.dev_guild_id
+        if guild_id:
+            guild = discord.Object(id=guild_id)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+            log.info("synced %d commands to guild %s", len(synced), guild_id)
+        else:
+            synced = await self.tree.sync()
+            log.info("synced %d global commands (may take up to an hour to show)", len(synced))
+        return synced
+
+    async def on_ready(self) -> None:
+        log.info("ready as %s in %d guild(s)", self.user, len(self.guilds))
+
+    async def close(self) -> None:
+        await self.timers.stop()
+        await super().close()
+        await self.store.close()

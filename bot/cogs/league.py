@@ -1,0 +1,512 @@
+"""`/league`: championships — create, join, standings, calendar, results, admin tools."""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.components import button, view_of
+from bot.errors import NotAdmin
+from bot.league_tables import league_points_table, standings_report
+from rules.championship import (
+    CAR_COLOURS,
+    GAME_KINDS,
+    default_points_table,
+    get_points_table,
+    parse_custom_points,
+    points_tables,
+)
+from rules.errors import PaddockError
+from store import League, Member
+
+if TYPE_CHECKING:
+    from bot.client import PaddockBot
+
+MENTION = re.compile(r"<@!?(\d+)>")
+STATUSES = ["finished", "retired", "timed out", "did not start"]
+
+GAME_CHOICES = [app_commands.Choice(name=title, value=key) for key, title in GAME_KINDS.items()]
+TABLE_CHOICES = [
+    app_commands.Choice(name=t.title[:100], value=t.name) for t in points_tables().values()
+]
+STATUS_CHOICES = [app_commands.Choice(name=s, value=s) for s in STATUSES]
+
+
+def _bot(interaction: discord.Interaction) -> PaddockBot:
+    return interaction.client  # type: ignore[return-value]
+
+
+async def is_league_admin(interaction: discord.Interaction) -> bool:
+    """Manage Server, or the admin role the server configured with `/league admin-role`."""
+    if interaction.guild is None or not isinstance(interaction.user, discord.Member):
+        raise app_commands.NoPrivateMessage()
+    if interaction.user.guild_permissions.manage_guild:
+        return True
+    role_id = await _bot(interaction).store.admin_role(interaction.guild.id)
+    if role_id is not None and any(r.id == role_id for r in interaction.user.roles):
+        return True
+    role = f" or the <@&{role_id}> role" if role_id else ""
+    raise NotAdmin(f"Only league admins can do this: it needs the Manage Server permission{role}.")
+
+
+league_admin = app_commands.check(is_league_admin)
+
+
+async def manage_server_only(interaction: discord.Interaction) -> bool:
+    if interaction.guild is None or not isinstance(interaction.user, discord.Member):
+        raise app_commands.NoPrivateMessage()
+    if interaction.user.guild_permissions.manage_guild:
+        return True
+    raise NotAdmin("Only members with the Manage Server permission can choose the admin role.")
+
+
+def _points_choice(table: str | None, custom: str | None) -> tuple[str, list[int]]:
+    if custom:
+        return "custom", parse_custom_points(custom)
+    chosen = get_points_table(table) if table else default_points_table()
+    return chosen.name, chosen.points
+
+
+def _check_colour(league: League, colour: str | None) -> str | None:
+    if colour is None:
+        return None
+    colour = colour.strip().casefold()
+    allowed = CAR_COLOURS[league.game]
+    if not allowed:
+        raise PaddockError(f"{GAME_KINDS[league.game]} has no car colours; leave colour empty.")
+    if colour not in allowed:
+        raise PaddockError(f"Pick a colour from: {', '.join(allowed)}.")
+    return colour
+
+
+class LeagueCog(commands.Cog):
+    league = app_commands.Group(
+        name="league",
+        description="Championships: standings, calendar and results",
+        guild_only=True,
+    )
+
+    def __init__(self, bot: PaddockBot) -> None:
+        self.bot = bot
+        bot.component_routes["league"] = self.on_button
+
+    @property
+    def store(self):  # noqa: ANN201 - the bot's store
+        return self.bot.store
+
+    async def _league(self, interaction: discord.Interaction, name: str) -> League:
+        assert interaction.guild is not None
+        return await self.store.get_league(interaction.guild.id, name)
+
+    async def _member_of(self, league: League, user_id: int) -> Member:
+        member = await self.store.member_by_user(league.id, user_id)
+        if member is None:
+            raise PaddockError(f"<@{user_id}> is not a member of **{league.label}**.")
+        return member
+
+    # Autocomplete ----------------------------------------------------------------------
+
+    async def league_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        if interaction.guild is None:
+            return []
+        leagues = await self.store.list_leagues(interaction.guild.id)
+        cur = current.casefold()
+        return [
+            app_commands.Choice(name=lg.name, value=lg.name)
+            for lg in leagues
+            if cur in lg.name.casefold()
+        ][:25]
+
+    async def colour_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        colours = sorted({c for cs in CAR_COLOURS.values() for c in cs})
+        name = getattr(interaction.namespace, "league", None)
+        if name and interaction.guild is not None:
+            try:
+                league = await self.store.get_league(interaction.guild.id, name)
+                colours = CAR_COLOURS[league.game]
+            except PaddockError:
+                pass
+        return [app_commands.Choice(name=c, value=c) for c in colours if current.lower() in c][:25]
+
+    # Everyone --------------------------------------------------------------------------
+
+    @league.command(name="create", description="Create a league, or the next season of one")
+    @app_commands.describe(
+        name="League name (1-50 characters)",
+        game="The game the league races",
+        points="Points table (default: Waddington's 10-8-6-4-2-1)",
+        custom_points="Your own table instead, from first place down, e.g. 12-9-7-5-3-1",
+    )
+    @app_commands.choices(game=GAME_CHOICES, points=TABLE_CHOICES)
+    async def create(
+        self,
+        interaction: discord.Interaction,
+        name: app_commands.Range[str, 1, 50],
+        game: app_commands.Choice[str],
+        points: app_commands.Choice[str] | None = None,
+        custom_points: app_commands.Range[str, 1, 120] | None = None,
+    ) -> None:
+        assert interaction.guild is not None
+        if game.value not in GAME_KINDS:
+            raise PaddockError(f"Pick a game from: {', '.join(GAME_KINDS)}.")
+        table, values = _points_choice(points.value if points else None, custom_points)
+        league = await self.store.create_league(
+            interaction.guild.id, name, game.value, table, values, interaction.user.id
+        )
+        season = f"season {league.season}" if league.season > 1 else "its first season"
+        await interaction.response.send_message(
+            f"League **{league.name}** created ({GAME_KINDS[league.game]}, {season}, points "
+            f"{'-'.join(map(str, league.points))}). Drivers join with "
+            f"`/league join league:{league.name}`.",
+            view=self._join_view(league),
+        )
+
+    @league.command(name="list", description="The leagues on this server")
+    async def list_(self, interaction: discord.Interaction) -> None:
+        assert interaction.guild is not None
+        leagues = await self.store.list_leagues(interaction.guild.id)
+        if not leagues:
+            await interaction.response.send_message(
+                "No leagues here yet. Start one with `/league create`.", ephemeral=True
+            )
+            return
+        lines = [
+            f"**{lg.name}** - {GAME_KINDS[lg.game]}, season {lg.season}"
+            f"{'' if lg.is_open else ' (closed)'}"
+            for lg in leagues
+        ]
+        await interaction.response.send_message("\n".join(lines), ephemeral=True)
+
+    @league.command(name="join", description="Join a league as a driver")
+    @app_commands.describe(
+        league="League name",
+        colour="Your car colour, if the game has cars",
+        name="The name shown in standings (default: your server name)",
+    )
+    @app_commands.autocomplete(league=league_autocomplete, colour=colour_autocomplete)
+    async def join(
+        self,
+        interaction: discord.Interaction,
+        league: str,
+        colour: str | None = None,
+        name: app_commands.Range[str, 1, 32] | None = None,
+    ) -> None:
+        found = await self._league(interaction, league)
+        member = await self.store.join_league(
+            found,
+            interaction.user.id,
+            (name or interaction.user.display_name).strip()[:32],
+            _check_colour(found, colour),
+        )
+        car = f" in the {member.colour} car" if member.colour else ""
+        await interaction.response.send_message(
+            f"{interaction.user.mention} joined **{found.label}**{car} as {member.display_name}."
+        )
+
+    @league.command(name="leave", description="Leave a league (your results stay)")
+    @app_commands.autocomplete(league=league_autocomplete)
+    async def leave(self, interaction: discord.Interaction, league: str) -> None:
+        found = await self._league(interaction, league)
+        await self.store.leave_league(found, interaction.user.id)
+        await interaction.response.send_message(
+            f"You left **{found.label}**. Your results this season stay in the standings.",
+            ephemeral=True,
+        )
+
+    @league.command(name="info", description="A league's game, season, points and drivers")
+    @app_commands.autocomplete(league=league_autocomplete)
+    async def info(self, interaction: discord.Interaction, league: str) -> None:
+        found = await self._league(interaction, league)
+        members = await self.store.members(found.id, active_only=True)
+        rounds = await self.store.rounds(found.id)
+        embed = discord.Embed(title=found.label, colour=discord.Colour.dark_green())
+        embed.add_field(name="Game", value=GAME_KINDS[found.game])
+        embed.add_field(name="Status", value="open" if found.is_open else "closed")
+        embed.add_field(
+            name="Points", value=f"{'-'.join(map(str, found.points))} ({found.points_table})"
+        )
+        done = sum(1 for r in rounds if r.status == "done")
+        embed.add_field(name="Rounds", value=f"{done} of {len(rounds)} raced")
+        drivers = "\n".join(
+            f"<@{m.user_id}> {m.display_name}" + (f" ({m.colour})" if m.colour else "")
+            for m in members[:30]
+        )
+        embed.add_field(name=f"Drivers ({len(members)})", value=drivers or "none yet", inline=False)
+        await interaction.response.send_message(embed=embed, view=self._join_view(found))
+
+    @league.command(name="calendar", description="A league's rounds")
+    @app_commands.autocomplete(league=league_autocomplete)
+    async def calendar(self, interaction: discord.Interaction, league: str) -> None:
+        found = await self._league(interaction, league)
+        rounds = await self.store.rounds(found.id)
+        if not rounds:
+            text = "No rounds yet. An admin adds them with `/league round-set`."
+        else:
+            text = "\n".join(
+                f"**Round {r.number}** - {r.name}"
+                + (f" - {r.scheduled}" if r.scheduled else "")
+                + (" - done" if r.status == "done" else "")
+                for r in rounds
+            )
+        embed = discord.Embed(title=f"{found.label} - calendar", description=text)
+        await interaction.response.send_message(embed=embed)
+
+    @league.command(name="standings", description="The championship table (text and image)")
+    @app_commands.describe(season="An earlier season (default: the latest)")
+    @app_commands.autocomplete(league=league_autocomplete)
+    async def standings(
+        self,
+        interaction: discord.Interaction,
+        league: str,
+        season: app_commands.Range[int, 1, 1000] | None = None,
+    ) -> None:
+        assert interaction.guild is not None
+        if season is not None and season < 1:
+            raise PaddockError("Seasons are numbered from 1.")
+        found = await self.store.get_league(interaction.guild.id, league, season)
+        await interaction.response.defer(thinking=True)
+        report = await standings_report(self.store, found)
+        png = report.png()
+        embed = discord.Embed(
+            title=f"{report.title()} - standings",
+            description=f"```\n{report.text()}\n```",
+            colour=discord.Colour.gold(),
+        )
+        embed.set_footer(text=report.subtitle())
+        embed.set_image(url="attachment://standings.png")
+        await interaction.followup.send(
+            embed=embed, file=discord.File(io.BytesIO(png), filename="standings.png")
+        )
+
+    @league.command(name="results", description="The result of one round")
+    @app_commands.autocomplete(league=league_autocomplete)
+    async def results(
+        self,
+        interaction: discord.Interaction,
+        league: str,
+        round: app_commands.Range[int, 1, 99],
+    ) -> None:
+        found = await self._league(interaction, league)
+        rnd = await self.store.get_round(found, round)
+        members = {m.id: m for m in await self.store.members(found.id)}
+        rows = [r for r in await self.store.results(found.id) if r.round_id == rnd.id]
+        if not rows:
+            text = "No result recorded yet."
+        else:
+            table = league_points_table(found)
+            lines = []
+            for r in rows:
+                m = members[r.member_id]
+                pts = table.points_for(r.place)
+                place = f"{r.place}." if r.place else "-"
+                extra = "" if r.status == "finished" else f" ({r.status})"
+                lines.append(f"{place} {m.display_name}{extra} - {pts} pts")
+            text = "\n".join(lines)
+        embed = discord.Embed(
+            title=f"{found.label} - round {rnd.number}: {rnd.name}", description=text
+        )
+        await interaction.response.send_message(embed=embed)
+
+    # Admins ----------------------------------------------------------------------------
+
+    @league.command(name="round-set", description="Admin: add a round or change its name/date")
+    @app_commands.describe(number="Round number", name="e.g. Silverstone", date="Free text")
+    @app_commands.autocomplete(league=league_autocomplete)
+    @league_admin
+    async def round_set(
+        self,
+        interaction: discord.Interaction,
+        league: str,
+        number: app_commands.Range[int, 1, 99],
+        name: app_commands.Range[str, 1, 60],
+        date: app_commands.Range[str, 1, 40] | None = None,
+    ) -> None:
+        if not 1 <= number <= 99:
+            raise PaddockError("Round numbers go from 1 to 99.")
+        found = await self._league(interaction, league)
+        rnd = await self.store.set_round(found, number, name, date)
+        await interaction.response.send_message(
+            f"Round {rnd.number} of **{found.label}** is {rnd.name}"
+            + (f" ({rnd.scheduled})." if rnd.scheduled else ".")
+        )
+
+    @league.command(name="round-remove", description="Admin: remove a round with no result")
+    @app_commands.autocomplete(league=league_autocomplete)
+    @league_admin
+    async def round_remove(
+        self,
+        interaction: discord.Interaction,
+        league: str,
+        number: app_commands.Range[int, 1, 99],
+    ) -> None:
+        found = await self._league(interaction, league)
+        rnd = await self.store.remove_round(found, number)
+        await interaction.response.send_message(
+            f"Round {rnd.number} ({rnd.name}) removed from **{found.label}**."
+        )
+
+    @league.command(name="record", description="Admin: record a round raced elsewhere")
+    @app_commands.describe(
+        order="Drivers in finishing order, as mentions: @first @second @third ...",
+        retired="Drivers among them who retired (they keep the place given)",
+    )
+    @app_commands.autocomplete(league=league_autocomplete)
+    @league_admin
+    async def record(
+        self,
+        interaction: discord.Interaction,
+        league: str,
+        round: app_commands.Range[int, 1, 99],
+        order: app_commands.Range[str, 1, 1000],
+        retired: app_commands.Range[str, 1, 1000] | None = None,
+    ) -> None:
+        found = await self._league(interaction, league)
+        rnd = await self.store.get_round(found, round)
+        user_ids = [int(u) for u in MENTION.findall(order)]
+        if not user_ids:
+            raise PaddockError("List the drivers in finishing order as mentions: `@a @b @c`.")
+        if len(set(user_ids)) != len(user_ids):
+            raise PaddockError("A driver appears twice in the order; list each driver once.")
+        retired_ids = {int(u) for u in MENTION.findall(retired or "")}
+        if retired_ids - set(user_ids):
+            raise PaddockError("Every retired driver must also be in the finishing order.")
+        placings = []
+        for place, uid in enumerate(user_ids, start=1):
+            member = await self._member_of(found, uid)
+            placings.append((member.id, place, "retired" if uid in retired_ids else "finished"))
+        await self.store.record_round(found, rnd, placings, source="manual")
+        await interaction.response.send_message(
+            f"Round {rnd.number} ({rnd.name}) of **{found.label}** recorded: "
+            + ", ".join(f"{p}. <@{u}>" for p, u in enumerate(user_ids, start=1))
+        )
+
+    @league.command(name="correct", description="Admin: change one driver's result in a round")
+    @app_commands.describe(place="New place (leave empty for unclassified)")
+    @app_commands.choices(status=STATUS_CHOICES)
+    @app_commands.autocomplete(league=league_autocomplete)
+    @league_admin
+    async def correct(
+        self,
+        interaction: discord.Interaction,
+        league: str,
+        round: app_commands.Range[int, 1, 99],
+        driver: discord.User,
+        place: app_commands.Range[int, 1, 99] | None = None,
+        status: app_commands.Choice[str] | None = None,
+    ) -> None:
+        if place is not None and place < 1:
+            raise PaddockError("Places start at 1.")
+        found = await self._league(interaction, league)
+        rnd = await self.store.get_round(found, round)
+        member = await self._member_of(found, driver.id)
+        new_status = status.value if status else "finished"
+        await self.store.correct_result(found, rnd, member, place, new_status)
+        where = f"place {place}" if place else "unclassified"
+        await interaction.response.send_message(
+            f"Corrected: {member.display_name} is {where} ({new_status}) in round {rnd.number} "
+            f"of **{found.label}**."
+        )
+
+    @league.command(name="remove-member", description="Admin: remove a driver from a league")
+    @app_commands.autocomplete(league=league_autocomplete)
+    @league_admin
+    async def remove_member(
+        self, interaction: discord.Interaction, league: str, driver: discord.User
+    ) -> None:
+        found = await self._league(interaction, league)
+        member = await self.store.leave_league(found, driver.id)
+        await interaction.response.send_message(
+            f"{member.display_name} was removed from **{found.label}**; their results stay."
+        )
+
+    @league.command(name="points", description="Admin: change the league's points table")
+    @app_commands.choices(table=TABLE_CHOICES)
+    @app_commands.autocomplete(league=league_autocomplete)
+    @league_admin
+    async def points(
+        self,
+        interaction: discord.Interaction,
+        league: str,
+        table: app_commands.Choice[str] | None = None,
+        custom_points: app_commands.Range[str, 1, 120] | None = None,
+    ) -> None:
+        if table is None and not custom_points:
+            raise PaddockError("Choose a `table` or give `custom_points` like 10-8-6-4-2-1.")
+        found = await self._league(interaction, league)
+        name, values = _points_choice(table.value if table else None, custom_points)
+        updated = await self.store.set_points_table(found, name, values)
+        await interaction.response.send_message(
+            f"**{updated.label}** now scores {'-'.join(map(str, updated.points))}; "
+            "the standings are recounted with it."
+        )
+
+    @league.command(name="close-season", description="Admin: close the season (final standings)")
+    @app_commands.autocomplete(league=league_autocomplete)
+    @league_admin
+    async def close_season(self, interaction: discord.Interaction, league: str) -> None:
+        found = await self._league(interaction, league)
+        closed = await self.store.close_season(found)
+        report = await standings_report(self.store, closed)
+        champion = [report.members[r.member].display_name for r in report.rows if r.position == 1]
+        crown = f" Champion: {' and '.join(champion)}." if champion and report.rounds_done else ""
+        await interaction.response.send_message(
+            f"Season {closed.season} of **{closed.name}** is closed.{crown} "
+            f"`/league create name:{closed.name}` starts the next season."
+        )
+
+    @league.command(name="admin-role", description="Manage Server: the role that runs leagues")
+    @app_commands.describe(role="Members with this role are league admins (empty: none)")
+    @app_commands.check(manage_server_only)
+    async def admin_role(
+        self, interaction: discord.Interaction, role: discord.Role | None = None
+    ) -> None:
+        assert interaction.guild is not None
+        await self.store.set_admin_role(interaction.guild.id, role.id if role else None)
+        text = (
+            f"League admins: Manage Server and the {role.mention} role."
+            if role
+            else "League admins: members with Manage Server only."
+        )
+        await interaction.response.send_message(text, ephemeral=True)
+
+    # Buttons ---------------------------------------------------------------------------
+
+    def _join_view(self, league: League) -> discord.ui.View:
+        return view_of(
+            button("Join", "league", league.id, "join", style=discord.ButtonStyle.primary)
+        )
+
+    async def on_button(
+        self, interaction: discord.Interaction, ref: int, action: str, arg: str | None
+    ) -> None:
+        if action != "join":
+            raise PaddockError("This button is no longer in use.")
+        league = await self.store.league_by_id(ref)
+        if interaction.guild is None or league.guild_id != interaction.guild.id:
+            raise PaddockError("That league belongs to another server.")
+        taken = {m.colour for m in await self.store.members(league.id, active_only=True)}
+        free = [c for c in CAR_COLOURS[league.game] if c not in taken]
+        colour = free[0] if free else None
+        member = await self.store.join_league(
+            league, interaction.user.id, interaction.user.display_name[:32], colour
+        )
+        car = f" in the {member.colour} car" if member.colour else ""
+        await interaction.response.send_message(
+            f"{interaction.user.mention} joined **{league.label}**{car}. Choose another colour "
+            f"with `/league join league:{league.name} colour:...`."
+            if member.colour
+            else f"{interaction.user.mention} joined **{league.label}**."
+        )
+
+
+async def setup(bot: PaddockBot) -> None:
+    await bot.add_cog(LeagueCog(bot))

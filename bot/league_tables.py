@@ -1,0 +1,98 @@
+"""League standings as text, embed rows and a PNG, shared by the cog, the demo and the bench."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from renderer.standings import StandingsLine, render_standings
+from rules.championship import GAME_KINDS, PointsTable, RoundResult, StandingRow, standings
+from store import League, Member, SqliteStore
+
+
+@dataclass
+class StandingsReport:
+    league: League
+    rows: list[StandingRow]
+    members: dict[str, Member]
+    lines: list[StandingsLine]
+    rounds_done: int
+    rounds_total: int
+
+    def text(self, limit: int = 25) -> str:
+        if not self.rows:
+            return "No drivers yet."
+        out = []
+        for row in self.rows[:limit]:
+            pos = f"={row.position}" if row.tied else f"{row.position}"
+            name = self.members[row.member].display_name
+            wins = row.places.get(1, 0)
+            out.append(
+                f"{pos:>3}. {name[:24]:<24} {row.points:>4} pts"
+                + (f"  {wins} win{'s' if wins != 1 else ''}" if wins else "")
+            )
+        if len(self.rows) > limit:
+            out.append(f"... and {len(self.rows) - limit} more")
+        return "\n".join(out)
+
+    def title(self) -> str:
+        return f"{self.league.name} - season {self.league.season}"
+
+    def subtitle(self) -> str:
+        status = "" if self.league.is_open else " - season closed"
+        return (
+            f"{GAME_KINDS[self.league.game]} - points {'-'.join(map(str, self.league.points))}"
+            f" - {self.rounds_done}/{self.rounds_total} rounds{status}"
+        )
+
+    def png(self) -> bytes:
+        return render_standings(self.title(), self.subtitle(), self.lines)
+
+
+def league_points_table(league: League) -> PointsTable:
+    return PointsTable(
+        name=league.points_table, title=league.points_table, points=league.points, source="league"
+    )
+
+
+async def standings_report(store: SqliteStore, league: League) -> StandingsReport:
+    members = await store.members(league.id)
+    results = await store.results(league.id)
+    rounds = await store.rounds(league.id)
+    with_results = {r.member_id for r in results}
+    # Drivers who left stay in the table if they scored results this season.
+    shown = [m for m in members if m.active or m.id in with_results]
+    by_key = {str(m.id): m for m in shown}
+    round_results = [
+        RoundResult(round=r.round_number, member=str(r.member_id), place=r.place, status=r.status)
+        for r in results
+        if str(r.member_id) in by_key
+    ]
+    rows = standings(list(by_key), round_results, league_points_table(league))
+    done = sorted({r.round_number for r in results})
+    lines = []
+    for row in rows:
+        member = by_key[row.member]
+        per_round = {r.round: r for r in round_results if r.member == row.member}
+        cells = []
+        for number in done:
+            r = per_round.get(number)
+            if r is None or r.place is None:
+                cells.append("-" if r is None or r.status == "finished" else "R")
+            elif r.status not in ("finished", "running"):
+                cells.append("R")
+            else:
+                cells.append(str(r.place))
+        lines.append(
+            StandingsLine(
+                position=row.position,
+                tied=row.tied,
+                name=member.display_name,
+                colour=member.colour,
+                points=row.points,
+                wins=row.places.get(1, 0),
+                podiums=sum(row.places.get(p, 0) for p in (1, 2, 3)),
+                rounds=row.rounds,
+                results=cells,
+            )
+        )
+    return StandingsReport(league, rows, by_key, lines, len(done), len(rounds))

@@ -1,0 +1,106 @@
+"""Rows as small pydantic models."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel
+
+
+class League(BaseModel):
+    id: int
+    guild_id: int
+    name: str
+    game: str
+    season: int
+    points_table: str
+    points: list[int]
+    status: str
+    created_by: int | None
+    created_at: str
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == "open"
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} (season {self.season})"
+
+
+class Member(BaseModel):
+    id: int
+    league_id: int
+    user_id: int
+    display_name: str
+    colour: str | None
+    active: bool
+
+
+class Round(BaseModel):
+    id: int
+    league_id: int
+    number: int
+    name: str
+    scheduled: str | None
+    status: str
+
+
+class ResultRecord(BaseModel):
+    round_id: int
+    round_number: int
+    member_id: int
+    place: int | None
+    status: str
+    source: str
+    game_id: int | None
+
+
+class Seat(BaseModel):
+    seat: int
+    user_id: int | None
+    name: str
+    robot: bool
+
+
+class GameRecord(BaseModel):
+    id: int
+    kind: str
+    guild_id: int | None
+    channel_id: int | None
+    thread_id: int | None
+    status_message_id: int | None
+    league_id: int | None
+    round_id: int | None
+    seed: int
+    config: dict[str, Any]
+    status: str
+    results_recorded: bool
+    seq: int
+    state_json: str | None
+
+    @classmethod
+    def from_row(cls, row: Any) -> GameRecord:
+        d = dict(row)
+        d["config"] = json.loads(d.pop("config_json"))
+        d["results_recorded"] = bool(d["results_recorded"])
+        d["seq"] = d["seq"] if d.get("seq") is not None else 0
+        return cls.model_validate(d)
+
+
+class ActionRecord(BaseModel):
+    game_id: int
+    seq: int
+    actor: str
+    by_robot: bool
+    action_json: str
+    created_at: str
+
+
+class Timer(BaseModel):
+    id: int
+    event: str
+    due_at: float
+    game_id: int | None
+    payload: dict[str, Any]

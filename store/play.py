@@ -1,0 +1,105 @@
+"""Playing a stored game: load, apply through the rules, persist log + snapshot, record the
+league result once at the finish. Used by the bot's game cogs, the demo and the bench."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from rules.base import Action, Event, Game, GameState, get_game
+from store.errors import StaleState
+from store.models import GameRecord, Seat
+from store.sqlite import SqliteStore
+
+
+@dataclass
+class Played:
+    record: GameRecord
+    game: Game[Any]
+    state: GameState
+    events: list[Event]
+    seq: int
+    finished: bool
+    results_recorded: bool
+
+
+async def new_game(
+    store: SqliteStore,
+    kind: str,
+    seed: int,
+    config: dict[str, Any],
+    seats: list[Seat],
+    **where: Any,
+) -> tuple[GameRecord, GameState]:
+    game = get_game(kind)
+    state = game.new_game(seed, config)
+    record = await store.create_game(
+        kind, seed, config, state.model_dump_json(), seats=seats, **where
+    )
+    return record, state
+
+
+async def load(store: SqliteStore, game_id: int) -> tuple[GameRecord, Game[Any], GameState]:
+    record = await store.load_game(game_id)
+    game = get_game(record.kind)
+    if record.state_json is None:
+        raise ValueError(f"game #{game_id} has not started")
+    return record, game, game.load_state(record.state_json)
+
+
+async def act(
+    store: SqliteStore,
+    game_id: int,
+    action: Action | dict[str, Any],
+    actor: str,
+    *,
+    by_robot: bool = False,
+    expected_seq: int | None = None,
+) -> Played:
+    """Apply one action to a stored game and persist it.
+
+    Raises IllegalAction (nothing stored) or StaleState (someone acted first). Pass
+    `expected_seq` when the caller decided on a state it loaded earlier (e.g. a button
+    shown for seq N), so a second click on an old state is refused rather than re-applied.
+    """
+    record, game, state = await load(store, game_id)
+    if expected_seq is not None and expected_seq != record.seq:
+        raise StaleState(game_id, record.seq, record.state_json or "")
+    parsed = action if isinstance(action, Action) else game.parse_action(action)
+    new_state, events = game.apply(state, parsed)
+    finished = game.is_terminal(new_state)
+    seq = await store.append_action(
+        game_id,
+        record.seq,
+        actor,
+        parsed.model_dump_json(),
+        new_state.model_dump_json(),
+        by_robot=by_robot,
+        status="finished" if finished else None,
+    )
+    recorded = False
+    if finished:
+        recorded = await record_finish(store, record.id, game, new_state)
+    return Played(record, game, new_state, events, seq, finished, recorded)
+
+
+async def record_finish(
+    store: SqliteStore, game_id: int, game: Game[Any], state: GameState
+) -> bool:
+    """Send a finished league game's classification to its round (idempotent)."""
+    seats = {s.seat: s for s in await store.seats(game_id)}
+    placings = [
+        (seats[p.seat].user_id, p.place, p.status)
+        for p in game.classification(state)
+        if p.seat in seats and seats[p.seat].user_id is not None
+    ]
+    return await store.record_game_results(game_id, placings)  # type: ignore[arg-type]
+
+
+def action_summary(action_json: str) -> str:
+    data = json.loads(action_json)
+    kind = data.pop("kind", "?")
+    seat = data.pop("seat", "?")
+    args = ", ".join(f"{k}={v}" for k, v in data.items())
+    return f"seat {seat}: {kind}({args})"
