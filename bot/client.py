@@ -19,6 +19,18 @@ log = logging.getLogger("paddock")
 
 COGS = ("bot.cogs.league",)
 
+# What the invite URL in README.md asks for; a test keeps the two in step.
+REQUIRED_PERMISSIONS = discord.Permissions(
+    view_channel=True,
+    send_messages=True,
+    send_messages_in_threads=True,
+    create_public_threads=True,
+    embed_links=True,
+    attach_files=True,
+    read_message_history=True,
+)
+INVITE_SCOPES = ("bot", "applications.commands")
+
 
 class PaddockTree(app_commands.CommandTree["PaddockBot"]):
     async def on_error(

@@ -28,7 +28,6 @@ class TimerManager:
     def __init__(self, bot: PaddockBot, clock: Callable[[], float] = time.time) -> None:
         self.bot = bot
         self.clock = clock
-        self._have_data = asyncio.Event()
         self._current: Timer | None = None
         self._task: asyncio.Task[None] | None = None
 
@@ -51,9 +50,10 @@ class TimerManager:
         self, event: str, due_at: float, payload: dict[str, Any], game_id: int | None = None
     ) -> Timer:
         timer = await self.bot.store.add_timer(event, due_at, payload, game_id)
-        self._have_data.set()
-        if self._current is not None and timer.due_at < self._current.due_at:
-            self._restart()  # the new one is due before the one we sleep for
+        # Re-arm unless the loop already sleeps for an earlier timer: when it is between
+        # timers (current unknown) it may have read the table before this insert.
+        if self._current is None or timer.due_at < self._current.due_at:
+            self._restart()
         return timer
 
     async def cancel_for_game(self, game_id: int) -> None:
@@ -61,18 +61,13 @@ class TimerManager:
         if removed and self._current is not None and self._current.game_id == game_id:
             self._restart()
 
-    async def _next(self) -> Timer:
-        while True:
-            timer = await self.bot.store.next_timer()
-            if timer is not None:
-                return timer
-            self._have_data.clear()
-            await self._have_data.wait()
-
     async def _dispatch_loop(self) -> None:
         try:
             while True:
-                timer = self._current = await self._next()
+                timer = self._current = await self.bot.store.next_timer()
+                if timer is None:
+                    await asyncio.sleep(MAX_SLEEP)  # `create` re-arms us when one is added
+                    continue
                 delay = timer.due_at - self.clock()
                 if delay > 0:
                     await asyncio.sleep(min(delay, MAX_SLEEP))

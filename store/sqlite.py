@@ -62,9 +62,11 @@ class SqliteStore:
             return await migrate.apply_pending(self.conn, self.migrations_dir)
 
     async def close(self) -> None:
-        if self._conn is not None:
-            await self._conn.close()
-            self._conn = None
+        # Detach first: a second close() while the first is in progress must not touch the
+        # connection again (aiosqlite would wait forever for its stopped thread).
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            await conn.close()
 
     async def __aenter__(self) -> SqliteStore:
         await self.open()

@@ -124,6 +124,11 @@ class LeagueCog(commands.Cog):
             if cur in lg.name.casefold()
         ][:25]
 
+    def _league_option(func, _complete=league_autocomplete):  # noqa: ANN001, ANN202, N805
+        """Decorator for this class body: the `league` option's description and autocomplete."""
+        described = app_commands.describe(league="League name (start typing to pick one)")
+        return described(app_commands.autocomplete(league=_complete)(func))
+
     async def colour_autocomplete(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
@@ -156,8 +161,6 @@ class LeagueCog(commands.Cog):
         custom_points: app_commands.Range[str, 1, 120] | None = None,
     ) -> None:
         assert interaction.guild is not None
-        if game.value not in GAME_KINDS:
-            raise PaddockError(f"Pick a game from: {', '.join(GAME_KINDS)}.")
         table, values = _points_choice(points.value if points else None, custom_points)
         league = await self.store.create_league(
             interaction.guild.id, name, game.value, table, values, interaction.user.id
@@ -192,7 +195,8 @@ class LeagueCog(commands.Cog):
         colour="Your car colour, if the game has cars",
         name="The name shown in standings (default: your server name)",
     )
-    @app_commands.autocomplete(league=league_autocomplete, colour=colour_autocomplete)
+    @_league_option
+    @app_commands.autocomplete(colour=colour_autocomplete)
     async def join(
         self,
         interaction: discord.Interaction,
@@ -213,7 +217,7 @@ class LeagueCog(commands.Cog):
         )
 
     @league.command(name="leave", description="Leave a league (your results stay)")
-    @app_commands.autocomplete(league=league_autocomplete)
+    @_league_option
     async def leave(self, interaction: discord.Interaction, league: str) -> None:
         found = await self._league(interaction, league)
         await self.store.leave_league(found, interaction.user.id)
@@ -223,7 +227,7 @@ class LeagueCog(commands.Cog):
         )
 
     @league.command(name="info", description="A league's game, season, points and drivers")
-    @app_commands.autocomplete(league=league_autocomplete)
+    @_league_option
     async def info(self, interaction: discord.Interaction, league: str) -> None:
         found = await self._league(interaction, league)
         members = await self.store.members(found.id, active_only=True)
@@ -244,7 +248,7 @@ class LeagueCog(commands.Cog):
         await interaction.response.send_message(embed=embed, view=self._join_view(found))
 
     @league.command(name="calendar", description="A league's rounds")
-    @app_commands.autocomplete(league=league_autocomplete)
+    @_league_option
     async def calendar(self, interaction: discord.Interaction, league: str) -> None:
         found = await self._league(interaction, league)
         rounds = await self.store.rounds(found.id)
@@ -262,7 +266,7 @@ class LeagueCog(commands.Cog):
 
     @league.command(name="standings", description="The championship table (text and image)")
     @app_commands.describe(season="An earlier season (default: the latest)")
-    @app_commands.autocomplete(league=league_autocomplete)
+    @_league_option
     async def standings(
         self,
         interaction: discord.Interaction,
@@ -288,7 +292,7 @@ class LeagueCog(commands.Cog):
         )
 
     @league.command(name="results", description="The result of one round")
-    @app_commands.autocomplete(league=league_autocomplete)
+    @_league_option
     async def results(
         self,
         interaction: discord.Interaction,
@@ -320,7 +324,7 @@ class LeagueCog(commands.Cog):
 
     @league.command(name="round-set", description="Admin: add a round or change its name/date")
     @app_commands.describe(number="Round number", name="e.g. Silverstone", date="Free text")
-    @app_commands.autocomplete(league=league_autocomplete)
+    @_league_option
     @league_admin
     async def round_set(
         self,
@@ -340,7 +344,7 @@ class LeagueCog(commands.Cog):
         )
 
     @league.command(name="round-remove", description="Admin: remove a round with no result")
-    @app_commands.autocomplete(league=league_autocomplete)
+    @_league_option
     @league_admin
     async def round_remove(
         self,
@@ -359,7 +363,7 @@ class LeagueCog(commands.Cog):
         order="Drivers in finishing order, as mentions: @first @second @third ...",
         retired="Drivers among them who retired (they keep the place given)",
     )
-    @app_commands.autocomplete(league=league_autocomplete)
+    @_league_option
     @league_admin
     async def record(
         self,
@@ -392,7 +396,7 @@ class LeagueCog(commands.Cog):
     @league.command(name="correct", description="Admin: change one driver's result in a round")
     @app_commands.describe(place="New place (leave empty for unclassified)")
     @app_commands.choices(status=STATUS_CHOICES)
-    @app_commands.autocomplete(league=league_autocomplete)
+    @_league_option
     @league_admin
     async def correct(
         self,
@@ -417,7 +421,7 @@ class LeagueCog(commands.Cog):
         )
 
     @league.command(name="remove-member", description="Admin: remove a driver from a league")
-    @app_commands.autocomplete(league=league_autocomplete)
+    @_league_option
     @league_admin
     async def remove_member(
         self, interaction: discord.Interaction, league: str, driver: discord.User
@@ -430,7 +434,7 @@ class LeagueCog(commands.Cog):
 
     @league.command(name="points", description="Admin: change the league's points table")
     @app_commands.choices(table=TABLE_CHOICES)
-    @app_commands.autocomplete(league=league_autocomplete)
+    @_league_option
     @league_admin
     async def points(
         self,
@@ -450,7 +454,7 @@ class LeagueCog(commands.Cog):
         )
 
     @league.command(name="close-season", description="Admin: close the season (final standings)")
-    @app_commands.autocomplete(league=league_autocomplete)
+    @_league_option
     @league_admin
     async def close_season(self, interaction: discord.Interaction, league: str) -> None:
         found = await self._league(interaction, league)
@@ -477,6 +481,8 @@ class LeagueCog(commands.Cog):
             else "League admins: members with Manage Server only."
         )
         await interaction.response.send_message(text, ephemeral=True)
+
+    del _league_option
 
     # Buttons ---------------------------------------------------------------------------
 

@@ -1,0 +1,133 @@
+"""`paddock demo`: a small championship raced by robot drivers, offline, through the real
+rules, store and renderer. Writes standings (text and PNG), race images and the database to
+the output folder, printing progress as it goes."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from bot.league_tables import standings_report
+from renderer.boards import board_renderers
+from rules.base import games
+from rules.championship import CAR_COLOURS, default_points_table
+from store import Seat, SqliteStore, play
+from store.verify import verify_store
+
+GUILD_ID = 1
+DRIVERS = ["Robot Ascari", "Robot Clark", "Robot Hill", "Robot Surtees"]
+ROUND_NAMES = ["Silverstone", "Aintree", "Brands Hatch", "Oulton Park", "Goodwood", "Snetterton"]
+LEAGUE_GAMES = ["waddington", "rf90", "pitformula"]  # the demo races the first that exists
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
+
+
+async def run_demo(out: Path, *, seed: int = 2026, rounds: int = 3) -> int:
+    started = time.perf_counter()
+    if out.exists():
+        shutil.rmtree(out)
+    (out / "races").mkdir(parents=True)
+    available = games()
+    kind = next((k for k in LEAGUE_GAMES if k in available), None)
+    if kind is None:
+        say("demo: no game is installed yet; nothing to race.")
+        return 1
+    game = available[kind]
+    renderers = board_renderers()
+    store = SqliteStore(out / "demo.db")
+    await store.open()
+    try:
+        table = default_points_table()
+        league = await store.create_league(
+            GUILD_ID, "Demo Championship", kind, table.name, table.points, None
+        )
+        colours = CAR_COLOURS[kind]
+        for i, name in enumerate(DRIVERS):
+            await store.join_league(league, 9001 + i, name, colours[i] if colours else None)
+        members = await store.members(league.id)
+        say(
+            f"League '{league.name}' ({game.title}), points {table.describe()}, "
+            f"{len(members)} robot drivers"
+        )
+        for number in range(1, rounds + 1):
+            rnd = await store.set_round(league, number, ROUND_NAMES[(number - 1) % 6], None)
+            seats = [
+                Seat(seat=i, user_id=m.user_id, name=m.display_name, robot=True)
+                for i, m in enumerate(members)
+            ]
+            config = game.simulation_config(players=len(seats))
+            record, state = await play.new_game(
+                store,
+                kind,
+                seed + number,
+                config,
+                seats,
+                guild_id=GUILD_ID,
+                league_id=league.id,
+                round_id=rnd.id,
+            )
+            say(f"Round {number}: {rnd.name} - game #{record.id} starts")
+            actions, played = 0, None
+            while not game.is_terminal(state):
+                seat = game.to_act(state)[0]
+                played = await play.act(
+                    store,
+                    record.id,
+                    game.robot_action(state, seat),
+                    actor=f"robot:{seat}",
+                    by_robot=True,
+                )
+                state, actions = played.state, actions + 1
+                for event in played.events:
+                    if event.text and event.kind in _HEADLINE_EVENTS:
+                        say(f"  {event.text}")
+                if actions % 200 == 0:
+                    say(f"  ... {actions} actions")
+            await _write_race_images(out, number, kind, state, renderers)
+            names = {s.seat: s.name for s in seats}
+            result = ", ".join(
+                f"{p.place}. {names[p.seat]}"
+                + ("" if p.status in ("finished", "running") else f" ({p.status})")
+                for p in game.classification(state)
+            )
+            say(f"  finished after {actions} actions: {result}")
+            report = await standings_report(store, await store.league_by_id(league.id))
+            say(
+                "  standings: "
+                + "; ".join(
+                    f"{r.position}. {report.members[r.member].display_name} {r.points}"
+                    for r in report.rows
+                )
+            )
+        report = await standings_report(store, await store.league_by_id(league.id))
+        (out / "standings.txt").write_text(
+            f"{report.title()}\n{report.subtitle()}\n\n{report.text()}\n", "utf-8"
+        )
+        (out / "standings.png").write_bytes(report.png())
+        say("\nFinal standings\n" + report.text())
+        check = await verify_store(store)
+        say(check.text())
+        say(
+            f"Wrote {out}/standings.txt, {out}/standings.png, {out}/races/ and {out}/demo.db "
+            f"in {time.perf_counter() - started:.1f} s"
+        )
+        return 0 if check.ok else 1
+    finally:
+        await store.close()
+
+
+_HEADLINE_EVENTS = {"spin", "pit", "finish", "retire"}
+
+
+async def _write_race_images(
+    out: Path, number: int, kind: str, state: Any, renderers: dict[str, Any]
+) -> None:
+    render = renderers.get(kind)
+    if render is None:
+        return
+    path = out / "races" / f"round{number}-{kind}-final.png"
+    path.write_bytes(render(state))

@@ -1,0 +1,497 @@
+"""Shared drawing toolkit for every Paddock renderer.
+
+Fonts (Pillow's bundled scalable font, cached per size), the car colour palette, car
+markers (colour plus a number, always with an outline so they read on any background),
+text helpers (ellipsis truncation, faux bold), a table helper and PNG encoding.
+
+Everything here is pure and deterministic: the same drawing calls give the same bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
+from typing import Literal
+
+from PIL import Image, ImageDraw, ImageFont
+
+RGB = tuple[int, int, int]
+Align = Literal["left", "center", "right"]
+
+# --- theme -------------------------------------------------------------------------------
+
+PAPER: RGB = (255, 255, 255)
+INK: RGB = (24, 26, 31)
+MUTED: RGB = (104, 110, 122)
+RULE: RGB = (214, 219, 226)
+ZEBRA: RGB = (240, 243, 247)
+HEADER_BG: RGB = (30, 36, 46)
+HEADER_FG: RGB = (255, 255, 255)
+TITLE_BG: RGB = (200, 16, 46)
+TITLE_FG: RGB = (255, 255, 255)
+OUTLINE_DARK: RGB = (17, 17, 17)
+OUTLINE_LIGHT: RGB = (255, 255, 255)
+
+ELLIPSIS = "…"
+
+# --- fonts -------------------------------------------------------------------------------
+
+
+@cache
+def font(size: int) -> ImageFont.FreeTypeFont:
+    """Pillow's bundled scalable font (Aileron) at `size` px; cached per size."""
+    loaded = ImageFont.load_default(size=size)
+    if not isinstance(loaded, ImageFont.FreeTypeFont):  # Pillow built without FreeType
+        raise RuntimeError("Paddock's renderer needs Pillow with FreeType support")
+    return loaded
+
+
+_NOTDEF_PROBE = "\U0010fffd"  # a private-use code point no font covers
+_FALLBACKS = {
+    "\u2013": "-",
+    "\u2014": "-",
+    "\u2212": "-",
+    "\u2010": "-",
+    "\u2011": "-",
+    "\u2022": "\u00b7",
+    "\u00d7": "x",
+    "\u00a0": " ",
+    "\u2018": "'",
+    "\u00ab": '"',
+    "\u00bb": '"',
+    "\u00df": "ss",
+    "\u00e6": "ae",
+    "\u00c6": "AE",
+    "\u0153": "oe",
+    "\u0152": "OE",
+    "\u00f8": "o",
+    "\u00d8": "O",
+    "\u0142": "l",
+    "\u0141": "L",
+    "\u0111": "d",
+    "\u0110": "D",
+    "\u00fe": "th",
+    "\u00de": "Th",
+    "\u00f0": "d",
+}
+
+
+@cache
+def _has_glyph(char: str) -> bool:
+    probe = font(20)
+    return char.isspace() or bytes(probe.getmask(char)) != bytes(probe.getmask(_NOTDEF_PROBE))
+
+
+@cache
+def _displayable_char(char: str) -> str:
+    if _has_glyph(char):
+        return char
+    if char in _FALLBACKS:
+        return _FALLBACKS[char]
+    base = "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c))
+    if base and base != char and all(_has_glyph(c) for c in base):
+        return base
+    return char  # no stand-in (emoji, CJK...): the font draws its missing-glyph box
+
+
+def displayable(text: str) -> str:
+    """`text` with characters the bundled font lacks replaced by readable stand-ins: the
+    font has no accented letters, so 'Björn Émile' becomes 'Bjorn Emile', and dashes become
+    '-'. Characters with no stand-in are kept (drawn as a box, never an error)."""
+    if text.isascii():
+        return text
+    return "".join(_displayable_char(c) for c in text)
+
+
+def bold_smear(size: int, bold: bool) -> int:
+    """Extra px of width for a faux bold: the bundled font has no bold face, so bold text is
+    drawn again shifted right by 1..n px (lighter and crisper than a stroke outline)."""
+    return max(1, size // 20) if bold else 0
+
+
+@lru_cache(maxsize=8192)
+def text_width(text: str, size: int, bold: bool = False) -> float:
+    return font(size).getlength(text) + bold_smear(size, bold)
+
+
+def ellipsize(text: str, size: int, max_width: float, bold: bool = False) -> str:
+    """`text` unchanged if it fits in `max_width` px, else cut and ended with an ellipsis."""
+    if text_width(text, size, bold) <= max_width:
+        return text
+    if text_width(ELLIPSIS, size, bold) > max_width:
+        return ""
+    lo, hi = 0, len(text)  # longest prefix that fits together with the ellipsis
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if text_width(text[:mid].rstrip() + ELLIPSIS, size, bold) <= max_width:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo].rstrip() + ELLIPSIS
+
+
+@lru_cache(maxsize=4096)
+def _text_mask(text: str, size: int, bold: bool, anchor: str) -> tuple[Image.Image, int, int]:
+    """Antialiased 'L' mask of `text` and its offset from the anchor point. Rendering text is
+    the costliest part of a table, and the same strings (numbers, names) recur, so masks are
+    cached (bounded) and blitted with `ImageDraw.bitmap`."""
+    smear = bold_smear(size, bold)
+    left, top, right, bottom = font(size).getbbox(text, anchor=anchor)
+    mask = Image.new("L", (max(1, right - left + smear), max(1, bottom - top)), 0)
+    draw = ImageDraw.Draw(mask)
+    for dx in range(smear + 1):
+        draw.text((dx - left, -top), text, fill=255, font=font(size), anchor=anchor)
+    shift = {"l": 0, "m": smear // 2, "r": smear}.get(anchor[0], 0)
+    return mask, left - shift, top
+
+
+def draw_text(
+    draw: ImageDraw.ImageDraw,
+    xy: tuple[float, float],
+    text: str,
+    size: int,
+    fill: RGB = INK,
+    *,
+    bold: bool = False,
+    anchor: str = "la",
+    max_width: float | None = None,
+) -> str:
+    """Draw `text` at `xy` (rounded to whole pixels) with a Pillow `anchor`, truncated with an
+    ellipsis to `max_width` if given; returns the text actually drawn."""
+    text = displayable(text)
+    if max_width is not None:
+        text = ellipsize(text, size, max_width, bold)
+    if text:
+        mask, dx, dy = _text_mask(text, size, bold, anchor)
+        draw.bitmap((round(xy[0]) + dx, round(xy[1]) + dy), mask, fill=fill)
+    return text
+
+
+def wrap_text(text: str, size: int, max_width: float, max_lines: int) -> list[str]:
+    """Greedy word wrap to at most `max_lines` lines; the last line is ellipsized if needed."""
+    words = displayable(text).split()
+    lines: list[str] = []
+    current = ""
+    for i, word in enumerate(words):
+        candidate = f"{current} {word}" if current else word
+        if text_width(candidate, size) <= max_width or not current:
+            current = candidate
+            continue
+        lines.append(current)
+        current = word
+        if len(lines) == max_lines - 1:
+            current = " ".join(words[i:])
+            break
+    if current:
+        lines.append(current)
+    return [ellipsize(line, size, max_width) for line in lines[:max_lines]]
+
+
+# --- car colours -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CarColour:
+    name: str
+    fill: RGB
+    text: RGB  # label colour chosen for contrast with `fill`
+
+
+def _car(name: str, fill: RGB, text: RGB) -> CarColour:
+    return CarColour(name, fill, text)
+
+
+_BLACK_TEXT: RGB = (0, 0, 0)
+_WHITE_TEXT: RGB = (255, 255, 255)
+
+PALETTE: dict[str, CarColour] = {
+    c.name: c
+    for c in (
+        _car("yellow", (255, 214, 0), _BLACK_TEXT),
+        _car("orange", (255, 128, 0), _BLACK_TEXT),
+        _car("green", (0, 140, 69), _WHITE_TEXT),
+        _car("red", (214, 26, 36), _WHITE_TEXT),
+        _car("black", (20, 20, 20), _WHITE_TEXT),
+        _car("blue", (20, 80, 200), _WHITE_TEXT),
+        _car("white", (250, 250, 250), _BLACK_TEXT),
+        _car("purple", (118, 48, 170), _WHITE_TEXT),
+        _car("silver", (180, 186, 194), _BLACK_TEXT),
+        _car("pink", (255, 120, 190), _BLACK_TEXT),
+        _car("brown", (120, 72, 36), _WHITE_TEXT),
+        _car("cyan", (0, 190, 215), _BLACK_TEXT),
+        _car("lime", (150, 220, 40), _BLACK_TEXT),
+        _car("gold", (200, 155, 30), _BLACK_TEXT),
+        _car("navy", (16, 32, 96), _WHITE_TEXT),
+        _car("teal", (0, 120, 125), _WHITE_TEXT),
+        _car("maroon", (120, 20, 40), _WHITE_TEXT),
+        _car("grey", (110, 114, 120), _WHITE_TEXT),
+    )
+}
+_ALIASES = {"gray": "grey", "violet": "purple", "magenta": "pink", "light blue": "cyan"}
+
+NEUTRAL = CarColour("none", (196, 200, 206), _BLACK_TEXT)  # no colour known: pale grey
+
+
+def car_colour(name: str | None) -> CarColour:
+    """Palette entry for a colour name (case-insensitive); unknown or None -> NEUTRAL."""
+    if not name:
+        return NEUTRAL
+    key = name.strip().lower()
+    key = _ALIASES.get(key, key)
+    return PALETTE.get(key, NEUTRAL)
+
+
+# --- car markers -------------------------------------------------------------------------
+
+MarkerShape = Literal["circle", "rounded"]
+
+
+def marker_ring(size: int) -> int:
+    """Width of each of the two outline rings (outer dark, inner light) of a marker."""
+    return max(2, round(size / 16))
+
+
+@cache
+def _marker_mask(size: int, inset: int, shape: MarkerShape) -> Image.Image:
+    """Antialiased 'L' mask of a disc / rounded square `size` px wide, shrunk by `inset`."""
+    scale = 4
+    big = Image.new("L", (size * scale, size * scale), 0)
+    d = ImageDraw.Draw(big)
+    box = (inset * scale, inset * scale, (size - inset) * scale - 1, (size - inset) * scale - 1)
+    if shape == "circle":
+        d.ellipse(box, fill=255)
+    else:
+        radius = max(1, (size - 2 * inset) * scale // 4)
+        d.rounded_rectangle(box, radius=radius, fill=255)
+    return big.resize((size, size), Image.Resampling.BOX)
+
+
+@cache
+def _label_size(label: str, size: int) -> int:
+    room = (size - 4 * marker_ring(size)) * 0.86
+    px = max(8, round(size * 0.52))
+    while px > 8 and text_width(label, px, bold=True) > room:
+        px -= 1
+    return px
+
+
+def marker_fill_box(xy: tuple[int, int], size: int) -> tuple[int, int, int, int]:
+    """Box (left, top, right, bottom) of the coloured part of a marker centred at `xy`."""
+    left = xy[0] - size // 2 + 2 * marker_ring(size)
+    top = xy[1] - size // 2 + 2 * marker_ring(size)
+    inner = size - 4 * marker_ring(size)
+    return (left, top, left + inner, top + inner)
+
+
+def car_marker(
+    draw: ImageDraw.ImageDraw,
+    xy: tuple[int, int],
+    colour_name: str | None,
+    label: str,
+    size: int,
+    *,
+    shape: MarkerShape = "circle",
+) -> tuple[int, int, int, int]:
+    """Draw a car marker centred at `xy`: `size` px across, filled with the car colour, with
+    `label` (number or initial) in a contrasting colour, ringed dark outside and light inside
+    so that it reads on both light and dark backgrounds. Returns the marker's bounding box."""
+    colour = car_colour(colour_name)
+    ring = marker_ring(size)
+    left, top = xy[0] - size // 2, xy[1] - size // 2
+    draw.bitmap((left, top), _marker_mask(size, 0, shape), fill=OUTLINE_DARK)
+    draw.bitmap((left, top), _marker_mask(size, ring, shape), fill=OUTLINE_LIGHT)
+    draw.bitmap((left, top), _marker_mask(size, 2 * ring, shape), fill=colour.fill)
+    if label:
+        px = _label_size(label, size)
+        draw_text(
+            draw, (left + size / 2, top + size / 2), label, px, colour.text, bold=True, anchor="mm"
+        )
+    return (left, top, left + size, top + size)
+
+
+# --- tables ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Column:
+    header: str
+    width: int
+    align: Align = "left"
+    bold: bool = False
+    padding: int | None = None  # None -> the table style's padding
+    font_size: int | None = None  # body text size; None -> the table style's size
+    header_font_size: int | None = None  # None -> the table style's header size
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A table cell richer than a plain string: colours, weight, a leading car marker."""
+
+    text: str = ""
+    fill: RGB | None = None  # text colour; None -> the table's ink
+    background: RGB | None = None  # a chip behind the text (e.g. podium places)
+    bold: bool | None = None  # None -> the column's setting
+    marker_colour: str | None = None
+    marker_label: str | None = None  # a marker is drawn when this is not None
+
+
+@dataclass(frozen=True)
+class TableStyle:
+    row_height: int = 44
+    header_height: int = 36
+    font_size: int = 22
+    header_font_size: int = 17
+    padding: int = 8
+    marker_size: int = 34
+    ink: RGB = INK
+    paper: RGB = PAPER
+    zebra: RGB = ZEBRA
+    header_bg: RGB = HEADER_BG
+    header_fg: RGB = HEADER_FG
+    rule: RGB = RULE
+
+
+@dataclass
+class TableLayout:
+    x: int
+    y: int
+    column_lefts: list[int]
+    column_widths: list[int]
+    style: TableStyle
+    n_rows: int
+    marker_centres: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
+
+    @property
+    def width(self) -> int:
+        return sum(self.column_widths)
+
+    @property
+    def height(self) -> int:
+        return table_height(self.n_rows, self.style)
+
+    def row_top(self, row: int) -> int:
+        return self.y + self.style.header_height + row * self.style.row_height
+
+    def cell_box(self, row: int, col: int) -> tuple[int, int, int, int]:
+        top = self.row_top(row)
+        left = self.column_lefts[col]
+        return (left, top, left + self.column_widths[col], top + self.style.row_height)
+
+
+def table_height(n_rows: int, style: TableStyle) -> int:
+    return style.header_height + n_rows * style.row_height
+
+
+def table_layout(
+    x: int, y: int, columns: Sequence[Column], n_rows: int, style: TableStyle
+) -> TableLayout:
+    lefts, cursor = [], x
+    for col in columns:
+        lefts.append(cursor)
+        cursor += col.width
+    return TableLayout(x, y, lefts, [c.width for c in columns], style, n_rows)
+
+
+def _aligned(align: Align, left: float, right: float) -> tuple[float, str]:
+    if align == "right":
+        return right, "rm"
+    if align == "center":
+        return (left + right) / 2, "mm"
+    return left, "lm"
+
+
+def draw_table(
+    draw: ImageDraw.ImageDraw,
+    x: int,
+    y: int,
+    columns: Sequence[Column],
+    rows: Sequence[Sequence[str | Cell]],
+    style: TableStyle = TableStyle(),
+) -> TableLayout:
+    """Draw a table: a dark header row, zebra-striped body rows, per-column alignment and
+    weight; cell text is ellipsized to its column. Returns the layout (cell boxes and the
+    centre of every marker drawn, keyed by (row, column))."""
+    layout = table_layout(x, y, columns, len(rows), style)
+    width = layout.width
+    draw.rectangle((x, y, x + width - 1, y + style.header_height - 1), fill=style.header_bg)
+    mid = y + style.header_height / 2
+    for col, left in zip(columns, layout.column_lefts, strict=True):
+        pad = style.padding if col.padding is None else col.padding
+        tx, anchor = _aligned(col.align, left + pad, left + col.width - pad)
+        header_size = col.header_font_size or style.header_font_size
+        draw_text(
+            draw,
+            (tx, mid),
+            col.header,
+            header_size,
+            style.header_fg,
+            bold=True,
+            anchor=anchor,
+            max_width=col.width - 2 * pad,
+        )
+    for r, row in enumerate(rows):
+        top = layout.row_top(r)
+        bg = style.zebra if r % 2 else style.paper
+        draw.rectangle((x, top, x + width - 1, top + style.row_height - 1), fill=bg)
+        cy = top + style.row_height / 2
+        for c, (col, value) in enumerate(zip(columns, row, strict=True)):
+            cell = value if isinstance(value, Cell) else Cell(text=value)
+            pad = style.padding if col.padding is None else col.padding
+            left = layout.column_lefts[c] + pad
+            right = layout.column_lefts[c] + col.width - pad
+            if cell.marker_label is not None:
+                centre = (left + style.marker_size // 2, top + style.row_height // 2)
+                car_marker(draw, centre, cell.marker_colour, cell.marker_label, style.marker_size)
+                layout.marker_centres[(r, c)] = centre
+                left += style.marker_size + pad
+            bold = col.bold if cell.bold is None else cell.bold
+            if cell.background is not None:
+                chip = int(min(style.row_height - 10, right - left))
+                chip_xy = (round((left + right - chip) / 2), round(cy - chip / 2))
+                draw.bitmap(chip_xy, _marker_mask(chip, 0, "rounded"), fill=cell.background)
+            tx, anchor = _aligned(col.align, left, right)
+            size = col.font_size or style.font_size
+            draw_text(
+                draw,
+                (tx, cy),
+                cell.text,
+                size,
+                cell.fill or style.ink,
+                bold=bold,
+                anchor=anchor,
+                max_width=right - left,
+            )
+    bottom = layout.row_top(len(rows))
+    draw.line((x, bottom - 1, x + width - 1, bottom - 1), fill=style.rule)
+    return layout
+
+
+# --- encoding ----------------------------------------------------------------------------
+
+
+def to_png(image: Image.Image, *, palette: bool = True) -> bytes:
+    """Encode as PNG, deterministically (the same image always gives the same bytes).
+
+    With `palette` (the default, meant for flat-colour pictures: tables, boards), an 'RGB'
+    image is reduced to 256 colours first, which makes the PNG about 3x smaller and the
+    encoding about 5x faster than RGB. The palette comes from a fast octree over every
+    other pixel, then the whole image is mapped to it; zlib's RLE strategy keeps encoding
+    fast. Measured on a 960x2030 table: ~20 ms and ~175 KB, against ~75 ms and ~420 KB
+    for plain RGB."""
+    if palette and image.mode == "RGB":
+        sample = image.resize(
+            (max(1, image.width // 2), max(1, image.height // 2)), Image.Resampling.NEAREST
+        )
+        reference = sample.quantize(
+            colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE
+        )
+        image = image.quantize(palette=reference, dither=Image.Dither.NONE)
+    buf = io.BytesIO()
+    image.save(buf, format="PNG", optimize=False, compress_level=6, compress_type=_Z_RLE)
+    return buf.getvalue()
+
+
+_Z_RLE = 3  # zlib strategy: run-length only; flat images compress well and quickly

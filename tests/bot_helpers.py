@@ -1,0 +1,38 @@
+"""Shared set-up for bot tests: a PaddockBot on a temporary database, driven in-process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from bot.client import PaddockBot
+from bot.settings import Settings
+from store import SqliteStore
+from tests.fakediscord import payloads as pl
+
+LEAGUE_ROLE_ID = 1100000000000000015
+DAVE = pl.FakeUser(1100000000000000035, "dave", roles=(LEAGUE_ROLE_ID,))  # league role only
+ERIN = pl.FakeUser(1100000000000000036, "erin")
+
+
+def world() -> pl.World:
+    w = pl.World.default()
+    w.add_role(pl.role_payload(LEAGUE_ROLE_ID, "League Steward", 0, position=1))
+    w.add_user(DAVE)
+    w.add_user(ERIN)
+    return w
+
+
+def make_bot(db: Path, **settings: Any) -> PaddockBot:
+    values = {"db_path": db, "sync_commands": False, "token": None, **settings}
+    return PaddockBot(Settings(_env_file=None, **values))  # type: ignore[call-arg]
+
+
+async def dump(store: SqliteStore) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every table, to assert that a refusal changed nothing."""
+    out: dict[str, list[tuple[Any, ...]]] = {}
+    names = await store._all("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+    for row in names:
+        rows = await store._all(f"SELECT * FROM {row['name']} ORDER BY rowid")
+        out[row["name"]] = [tuple(r) for r in rows]
+    return out

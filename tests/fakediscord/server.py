@@ -1,0 +1,260 @@
+"""Loopback fake Discord: an aiohttp server on 127.0.0.1 serving REST and a gateway websocket.
+
+The real client runs unmodified against it (``Route.BASE`` and
+``DiscordWebSocket.DEFAULT_GATEWAY`` are pointed at the server while :meth:`FakeDiscord.running`
+is active)::
+
+    async with FakeDiscord() as fd:
+        bot = MyBot()
+        async with fd.running(bot):
+            calls = await fd.slash("demo", "ping", user=ALICE)
+            assert calls.content == "pong"
+
+REST requests are answered and recorded by the shared :class:`~.backend.Backend`; gateway
+frames are sent as plain text JSON (discord.py only decompresses binary frames, so the
+``compress=zstd-stream`` / ``zlib-stream`` query it asks for can be ignored).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import discord
+import yarl
+from aiohttp import WSMsgType, web
+from discord.gateway import DiscordWebSocket
+from discord.http import Route
+
+from . import payloads as pl
+from .backend import Backend, Calls, SentFile
+from .base import (
+    ErrorCapture,
+    InteractionAPI,
+    TaskFilter,
+    check_errors,
+    default_ignored_task,
+    task_errors,
+    wait_idle,
+)
+
+
+def _json_response(status: int, body: Any) -> web.Response:
+    if status == 204 or body is None:
+        return web.Response(status=204)
+    # discord.py only parses JSON when Content-Type is exactly "application/json"
+    return web.Response(
+        status=status,
+        body=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+
+
+class FakeDiscord(InteractionAPI):
+    """A fake Discord (REST + gateway) on an ephemeral 127.0.0.1 port."""
+
+    def __init__(
+        self,
+        world: pl.World | None = None,
+        *,
+        timeout: float = 5.0,
+        heartbeat_interval_ms: int = 41250,
+        ignore_task: TaskFilter = default_ignored_task,
+    ) -> None:
+        self.world = world or pl.World.default()
+        self.backend = Backend(self.world)
+        self.timeout = timeout
+        self.heartbeat_interval_ms = heartbeat_interval_ms
+        self.ignore_task = ignore_task
+        self.base_url = ""
+        self.identify: dict[str, Any] | None = None  # the IDENTIFY "d" the client sent
+        self.gateway_query: dict[str, str] = {}  # e.g. {"v": "10", "compress": "zstd-stream"}
+        self.gateway_received: list[dict[str, Any]] = []  # every frame the client sent
+        self.heartbeats = 0
+        self.bot: discord.Client | None = None
+        self._runner: web.AppRunner | None = None
+        self._ws: web.WebSocketResponse | None = None
+        self._ws_ready = asyncio.Event()
+        self._seq = 0
+        self._bot_task: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------------ server lifecycle
+    async def __aenter__(self) -> FakeDiscord:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    async def start(self) -> None:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_route("GET", "/gateway/", self._gateway)
+        app.router.add_route("GET", "/gateway", self._gateway)
+        app.router.add_route("GET", "/attachments/{aid}/{filename}", self._attachment)
+        app.router.add_route("*", "/api/{version:v\\d+}/{tail:.*}", self._rest)
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        port = self._runner.addresses[0][1]
+        self.base_url = f"http://127.0.0.1:{port}"
+        self.backend.url_base = self.base_url
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    @property
+    def api_base(self) -> str:
+        return f"{self.base_url}/api/v10"
+
+    @property
+    def gateway_url(self) -> str:
+        return f"ws://{self.base_url.removeprefix('http://')}/gateway/"
+
+    # ------------------------------------------------------------------ running a client
+    @contextlib.asynccontextmanager
+    async def running(
+        self, bot: discord.Client, *, token: str = "fake-token"
+    ) -> AsyncIterator[FakeDiscord]:
+        """Start ``bot`` against this server, wait for ``on_ready`` (and its handlers), yield,
+        then close the bot and wait for ``start()`` to return."""
+        old_base, old_gateway = Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY
+        Route.BASE = self.api_base
+        DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(self.gateway_url)
+        self.bot = bot
+        state = bot._connection
+        state.guild_ready_timeout = min(state.guild_ready_timeout, 0.05)
+        baseline = set(asyncio.all_tasks())
+        self._bot_task = asyncio.create_task(bot.start(token, reconnect=False), name="fakebot")
+        try:
+            await self._wait_ready()
+            await wait_idle(baseline, timeout=self.timeout, ignore=self._ignore)
+            yield self
+        finally:
+            try:
+                await bot.close()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asyncio.wait_for(self._bot_task, self.timeout)
+            finally:
+                self._bot_task = None
+                Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY = old_base, old_gateway
+
+    async def _wait_ready(self) -> None:
+        assert self.bot is not None and self._bot_task is not None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout
+        while not self.bot.is_ready():
+            if self._bot_task.done():
+                self._bot_task.result()  # re-raise the startup failure
+                raise RuntimeError("bot.start() returned before becoming ready")
+            if loop.time() > deadline:
+                raise TimeoutError(f"bot not ready after {self.timeout}s; calls: {self.calls!r}")
+            await asyncio.sleep(0.005)
+
+    def _ignore(self, task: asyncio.Task[Any]) -> bool:
+        if task is self._bot_task or self.ignore_task(task):
+            return True
+        code = getattr(task.get_coro(), "cr_code", None)
+        # aiohttp's own server/client plumbing (keep-alive connection handlers etc.)
+        return code is not None and "/aiohttp/" in code.co_filename.replace("\\", "/")
+
+    # ------------------------------------------------------------------ gateway
+    async def push(self, event: str, data: dict[str, Any]) -> None:
+        """Send a gateway DISPATCH (op 0) event to the connected client."""
+        await asyncio.wait_for(self._ws_ready.wait(), self.timeout)
+        assert self._ws is not None
+        self._seq += 1
+        await self._ws.send_str(json.dumps(pl.gateway_dispatch(event, data, self._seq)))
+
+    async def _gateway(self, request: web.Request) -> web.StreamResponse:
+        ws = web.WebSocketResponse(max_msg_size=0)
+        await ws.prepare(request)
+        self.gateway_query = dict(request.query)
+        self._ws = ws
+        self._seq = 0
+        await ws.send_str(
+            json.dumps({"op": 10, "d": {"heartbeat_interval": self.heartbeat_interval_ms}})
+        )
+        try:
+            async for msg in ws:
+                if msg.type != WSMsgType.TEXT:
+                    continue
+                frame = json.loads(msg.data)
+                self.gateway_received.append(frame)
+                op = frame.get("op")
+                if op == 1:
+                    self.heartbeats += 1
+                    await ws.send_str(json.dumps({"op": 11}))
+                elif op == 2:
+                    self.identify = frame.get("d")
+                    self._ws_ready.set()
+                    ready = self.world.ready_payload(resume_url=self.gateway_url)
+                    await self.push("READY", ready)
+                    await self.push("GUILD_CREATE", self.world.guild_payload())
+                elif op == 6:  # RESUME: we keep no session, ask for a fresh IDENTIFY
+                    await ws.send_str(json.dumps({"op": 9, "d": False}))
+        finally:
+            self._ws_ready.clear()
+            if self._ws is ws:
+                self._ws = None
+        return ws
+
+    # ------------------------------------------------------------------ REST
+    async def _rest(self, request: web.Request) -> web.StreamResponse:
+        path = "/" + request.match_info["tail"]
+        params = dict(request.query)
+        body: Any = None
+        files: list[SentFile] = []
+        if request.content_type.startswith("multipart/"):
+            form = await request.post()
+            for name, value in form.items():
+                if name == "payload_json":
+                    body = json.loads(value if isinstance(value, str) else value.file.read())
+                elif isinstance(value, web.FileField):
+                    files.append(
+                        SentFile(
+                            field=name,
+                            filename=value.filename,
+                            data=value.file.read(),
+                            content_type=value.content_type,
+                        )
+                    )
+        elif request.can_read_body:
+            raw = await request.read()
+            if raw:
+                body = json.loads(raw) if "json" in request.content_type else raw
+        status, data = await self.backend.handle(
+            request.method, path, json=body, files=files, params=params
+        )
+        return _json_response(status, data)
+
+    async def _attachment(self, request: web.Request) -> web.StreamResponse:
+        url = f"{self.base_url}{request.path}"
+        data = self.backend.attachments.get(url)
+        if data is None:
+            return web.Response(status=404)
+        return web.Response(body=data, content_type="application/octet-stream")
+
+    # ------------------------------------------------------------------ interactions
+    async def _deliver(self, payload: dict[str, Any]) -> Calls:
+        if self.bot is None:
+            raise RuntimeError("no bot running; use `async with fd.running(bot):`")
+        mark = self.backend.mark()
+        iid = int(payload["id"])
+        waiter = asyncio.ensure_future(
+            self.bot.wait_for("interaction", check=lambda i: i.id == iid, timeout=self.timeout)
+        )
+        await asyncio.sleep(0)  # register the waiter before the event can arrive
+        baseline = set(asyncio.all_tasks())
+        with ErrorCapture() as capture:
+            await self.push("INTERACTION_CREATE", payload)
+            await waiter
+            tasks = await wait_idle(baseline, timeout=self.timeout, ignore=self._ignore)
+        calls = Calls(self.backend.calls[mark:])
+        calls.errors = [*task_errors(tasks), *capture.records]
+        return check_errors(calls, self.raise_errors)
