@@ -26,8 +26,14 @@ class RedactSecrets(logging.Filter):
         return True
 
 
+def _not_voice_notice(record: logging.LogRecord) -> bool:
+    # Paddock never uses voice; discord.py's start-up notice about it is noise.
+    return "voice will NOT be supported" not in record.getMessage()
+
+
 def setup_logging(level: str, secret: str = "") -> None:
     handler = logging.StreamHandler()
+    handler.addFilter(_not_voice_notice)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)-7s %(name)s: %(message)s"))
     if secret:
         handler.addFilter(RedactSecrets(secret))

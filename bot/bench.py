@@ -1,0 +1,180 @@
+"""`paddock bench`: speed and memory measured in this run, printed as one JSON object.
+
+Shape (every game adds its own entry under "games"):
+{"calibration_ms": f, "games": {"<game>": {"move_ms": {"p50", "p99"},
+ "render_ms": {"<image>": {"p50", "p99"}}, "png_bytes": {"<image>": n},
+ "sim_actions_per_s": f}}, "concurrency": {"games", "p99_ms", "max_ms"},
+ "rss_mb": {"1": f, "10": f, "200": f}}
+
+`move_ms` is one command through discord.py's real command tree (the in-process driver of
+the test suite's fake Discord) to the persisted state and the rendered image.
+`calibration_ms` is a fixed pure-Python workload, so figures compare across machines as
+ratios. Needs the dev install (`make bench`), since the driver lives under tests/.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def percentiles(samples_ms: list[float]) -> dict[str, float]:
+    ordered = sorted(samples_ms)
+
+    def pick(q: float) -> float:
+        return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 3)
+
+    return {"p50": pick(0.50), "p99": pick(0.99)}
+
+
+def calibration_ms() -> float:
+    """A fixed pure-Python workload (integer arithmetic, dicts, sorting); best of three."""
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        acc: dict[int, int] = {}
+        for i in range(300_000):
+            acc[i % 1009] = acc.get(i % 1009, 0) + (i * i) % 97
+        sorted(acc.items(), key=lambda kv: (kv[1], kv[0]))
+        best = min(best, (time.perf_counter() - start) * 1000)
+    return round(best, 3)
+
+
+def rss_mb() -> float:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    import resource
+
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def _driver_modules() -> Any:
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))  # the fake Discord lives in tests/ (dev install)
+    from tests import bot_helpers, fakediscord
+
+    return bot_helpers, fakediscord
+
+
+async def _league_fixture(store: Any, guild_id: int, name: str, drivers: int, rounds: int) -> Any:
+    """A league with drivers and recorded rounds, written straight to the store."""
+    league = await store.create_league(
+        guild_id, name, "waddington", "waddington", [10, 8, 6, 4, 2, 1], None
+    )
+    members = [
+        await store.join_league(league, 10_000 + i, f"Driver {i + 1}", None) for i in range(drivers)
+    ]
+    for number in range(1, rounds + 1):
+        rnd = await store.set_round(league, number, f"Round {number}", None)
+        order = members[number % drivers :] + members[: number % drivers]
+        await store.record_round(
+            league, rnd, [(m.id, place, "finished") for place, m in enumerate(order, 1)]
+        )
+    return league
+
+
+async def bench_league(quick: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+    from bot.league_tables import standings_report
+
+    bot_helpers, fakediscord = _driver_modules()
+    iterations = 25 if quick else 150
+    with tempfile.TemporaryDirectory() as tmp:
+        bot = bot_helpers.make_bot(Path(tmp) / "bench.db")
+        async with fakediscord.InProcessDriver(bot, bot_helpers.world()) as driver:
+            guild = driver.world.guild_id
+            await _league_fixture(bot.store, guild, "Bench Cup", 10, 8)
+            moves = []
+            for _ in range(iterations):
+                start = time.perf_counter()
+                calls = await driver.slash("league", "standings", league="Bench Cup")
+                moves.append((time.perf_counter() - start) * 1000)
+                assert calls.files and calls.files[0].is_png
+            report = await standings_report(
+                bot.store, await bot.store.get_league(guild, "Bench Cup")
+            )
+            renders, png = [], b""
+            for _ in range(iterations):
+                start = time.perf_counter()
+                png = report.png()
+                renders.append((time.perf_counter() - start) * 1000)
+            concurrent_games = 10
+            for i in range(concurrent_games):
+                await _league_fixture(bot.store, guild, f"Parallel {i}", 6, 4)
+
+            async def one(i: int) -> float:
+                start = time.perf_counter()
+                await driver.slash("league", "standings", league=f"Parallel {i}")
+                return (time.perf_counter() - start) * 1000
+
+            together: list[float] = []
+            for _ in range(2 if quick else 10):
+                together += await asyncio.gather(*(one(i) for i in range(concurrent_games)))
+    league = {
+        "move_ms": percentiles(moves),
+        "render_ms": {"standings": percentiles(renders)},
+        "png_bytes": {"standings": len(png)},
+    }
+    concurrency = {
+        "games": concurrent_games,
+        "p99_ms": percentiles(together)["p99"],
+        "max_ms": round(max(together), 3),
+    }
+    return league, concurrency
+
+
+async def bench_memory() -> dict[str, float]:
+    """RSS after 1, 10 and 200 leagues with results and a rendered standings each."""
+    from bot.league_tables import standings_report
+    from store import SqliteStore
+
+    out: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        async with SqliteStore(Path(tmp) / "mem.db") as store:
+            made = 0
+            for target in (1, 10, 200):
+                while made < target:
+                    league = await _league_fixture(store, 1, f"League {made}", 6, 3)
+                    (await standings_report(store, league)).png()
+                    made += 1
+                gc.collect()
+                out[str(target)] = rss_mb()
+    return out
+
+
+def bench_simulations(quick: bool) -> dict[str, dict[str, Any]]:
+    """Robot-only games per registered game: actions per second."""
+    from rules.base import games
+
+    found: dict[str, dict[str, Any]] = {}
+    for name, game in sorted(games().items()):
+        try:
+            start = time.perf_counter()
+            actions = 0
+            for seed in range(1 if quick else 5):
+                actions += game.simulate(seed)["actions"]
+        except NotImplementedError:
+            continue
+        found[name] = {"sim_actions_per_s": round(actions / (time.perf_counter() - start), 1)}
+    return found
+
+
+async def run_bench(quick: bool = False) -> dict[str, Any]:
+    result: dict[str, Any] = {"calibration_ms": calibration_ms(), "quick": quick}
+    league, concurrency = await bench_league(quick)
+    result["games"] = {"league": league}
+    for name, figures in bench_simulations(quick).items():
+        result["games"].setdefault(name, {}).update(figures)
+    result["concurrency"] = concurrency
+    result["rss_mb"] = await bench_memory()
+    return result
