@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from bot.settings import MissingSetting, Settings, require_token
+from rules.errors import PaddockError
 
 
 class RedactSecrets(logging.Filter):
@@ -139,6 +140,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     }
     try:
         result = known[args.game].simulate(args.seed, **options)
+    except PaddockError as exc:
+        print(f"simulate: {exc.message}", file=sys.stderr)
+        return 2
     except (NotImplementedError, ValueError, TypeError) as exc:
         print(f"simulate: {exc}", file=sys.stderr)
         return 2
