@@ -75,6 +75,7 @@ class GameRecord(BaseModel):
     round_id: int | None
     seed: int
     config: dict[str, Any]
+    settings: dict[str, Any] = {}
     status: str
     results_recorded: bool
     seq: int
@@ -84,6 +85,7 @@ class GameRecord(BaseModel):
     def from_row(cls, row: Any) -> GameRecord:
         d = dict(row)
         d["config"] = json.loads(d.pop("config_json"))
+        d["settings"] = json.loads(d.pop("settings_json", None) or "{}")
         d["results_recorded"] = bool(d["results_recorded"])
         d["seq"] = d["seq"] if d.get("seq") is not None else 0
         return cls.model_validate(d)

@@ -24,7 +24,8 @@ def _now() -> str:
 
 _GAME_COLUMNS = (
     "g.id, g.kind, g.guild_id, g.channel_id, g.thread_id, g.status_message_id, g.league_id,"
-    " g.round_id, g.seed, g.config_json, g.status, g.results_recorded, s.seq, s.state_json"
+    " g.round_id, g.seed, g.config_json, g.settings_json, g.status, g.results_recorded, s.seq,"
+    " s.state_json"
 )
 
 
@@ -516,13 +517,16 @@ class SqliteStore:
         round_id: int | None = None,
         seats: list[Seat] | None = None,
         status: str = "running",
+        settings: dict[str, Any] | None = None,
     ) -> GameRecord:
+        """A game row. `config` is what the rules need to replay it from `seed`; `settings`
+        is the table's own (host, time limit...), never passed to the rules."""
         now = _now()
         async with self.transaction() as db:
             cur = await db.execute(
                 "INSERT INTO games (kind, guild_id, channel_id, league_id, round_id, seed,"
-                " config_json, status, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " config_json, settings_json, status, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     kind,
                     guild_id,
@@ -531,6 +535,7 @@ class SqliteStore:
                     round_id,
                     seed,
                     json.dumps(config),
+                    json.dumps(settings or {}),
                     status,
                     now,
                     now,
