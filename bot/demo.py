@@ -87,7 +87,9 @@ async def run_demo(out: Path, *, seed: int = 2026, rounds: int = 3) -> int:
                         say(f"  {event.text}")
                 if actions % 200 == 0:
                     say(f"  ... {actions} actions")
-            await _write_race_images(out, number, kind, state, renderers)
+                if actions == MID_RACE_ACTIONS:
+                    _write_race_image(out, number, kind, f"after{actions}", state, renderers)
+            _write_race_image(out, number, kind, "final", state, renderers)
             names = {s.seat: s.name for s in seats}
             result = ", ".join(
                 f"{p.place}. {names[p.seat]}"
@@ -121,13 +123,12 @@ async def run_demo(out: Path, *, seed: int = 2026, rounds: int = 3) -> int:
 
 
 _HEADLINE_EVENTS = {"spin", "pit", "finish", "retire"}
+MID_RACE_ACTIONS = 120  # one board image in the middle of each race, one at the finish
 
 
-async def _write_race_images(
-    out: Path, number: int, kind: str, state: Any, renderers: dict[str, Any]
+def _write_race_image(
+    out: Path, number: int, kind: str, label: str, state: Any, renderers: dict[str, Any]
 ) -> None:
     render = renderers.get(kind)
-    if render is None:
-        return
-    path = out / "races" / f"round{number}-{kind}-final.png"
-    path.write_bytes(render(state))
+    if render is not None:
+        (out / "races" / f"round{number}-{kind}-{label}.png").write_bytes(render(state))

@@ -1,0 +1,168 @@
+"""A whole Waddington's race through discord.py's real command tree: two users and a robot,
+an out-of-turn click refused, a turn timed out and driven by the robot, and a restart of the
+bot mid-race that carries on exactly where it was."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from rules.base import get_game
+from store.verify import verify_store
+from tests.bot_helpers import dump, make_bot, world
+from tests.fakediscord import ALICE, BOB, CAROL, InProcessDriver
+from tests.fakediscord.backend import _walk_components
+
+USERS = {ALICE.id: ALICE, BOB.id: BOB}
+
+
+def buttons(message: dict[str, Any]) -> list[dict[str, Any]]:
+    return [c for c in _walk_components(message.get("components") or []) if "custom_id" in c]
+
+
+def latest_with(d: InProcessDriver, prefix: str) -> dict[str, Any] | None:
+    for message in reversed(list(d.backend.messages.values())):
+        if any(b["custom_id"].startswith(prefix) for b in buttons(message)):
+            return message
+    return None
+
+
+async def state_of(d: InProcessDriver, gid: int) -> tuple[Any, Any, int]:
+    record = await d.bot.store.load_game(gid)
+    game = get_game("waddington")
+    return game, game.load_state(record.state_json), record.seq
+
+
+async def seat_user(d: InProcessDriver, gid: int, seat: int):  # noqa: ANN201
+    seats = {s.seat: s for s in await d.bot.store.seats(gid)}
+    return USERS[seats[seat].user_id]
+
+
+async def settled(d: InProcessDriver, gid: int) -> None:
+    """Wait until robots and timers are done: the race is over or a driver has a prompt."""
+    for _ in range(500):
+        game, state, seq = await state_of(d, gid)
+        if game.is_terminal(state):
+            return
+        seats = {s.seat: s for s in await d.bot.store.seats(gid)}
+        human = not seats[game.to_act(state)[0]].robot
+        if human and latest_with(d, f"pd:f1:{gid}:act:{seq}.") is not None:
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("the race never came back to a driver")
+
+
+async def play_one_click(d: InProcessDriver, gid: int) -> None:
+    """The player to act clicks what the robot policy would choose (or the first offer)."""
+    game, state, seq = await state_of(d, gid)
+    seat = game.to_act(state)[0]
+    user = await seat_user(d, gid, seat)
+    wanted = game.robot_action(state, seat)
+    index = game.legal_actions(state, seat).index(wanted)
+    custom_id = f"pd:f1:{gid}:act:{seq}.{index}"
+    prompt = latest_with(d, f"pd:f1:{gid}:act:{seq}.")
+    assert prompt is not None, "no prompt for the current state"
+    offered = [b["custom_id"] for b in buttons(prompt)]
+    if custom_id not in offered:
+        # A Tactic card: it is offered only in the driver's ephemeral hand view.
+        hand = await d.click(f"pd:f1:{gid}:hand", user=user, message_id=int(prompt["id"]))
+        assert hand.ephemeral and custom_id in hand.last.custom_ids
+        calls = await d.click(custom_id, user=user)  # on the ephemeral hand message
+    else:
+        calls = await d.click(custom_id, user=user, message_id=int(prompt["id"]))
+    assert not any(c.ephemeral and "not your turn" in (c.content or "") for c in calls)
+    _, _, new_seq = await state_of(d, gid)
+    assert new_seq > seq
+
+
+async def test_full_race_two_users_and_a_robot(tmp_path: Path) -> None:
+    db = tmp_path / "race.db"
+    d = InProcessDriver(make_bot(db), world())
+    await d.start()
+    opened = await d.slash("f1", "new", laps=1, robots=1, turn_minutes=60, user=ALICE)
+    assert any("lobby open" in (c.content or "") for c in opened)
+    threads = [c for c in d.backend.calls if c.kind == "create_thread"]
+    assert threads
+    gid = (await d.bot.store.list_games())[0].id
+    join = await d.click(f"pd:f1:{gid}:join", user=BOB)
+    assert "bob" in json.dumps(join.last.json)
+    refused = await d.click(f"pd:f1:{gid}:start", user=BOB)
+    assert refused.ephemeral and "Only the host" in refused.content
+    started = await d.click(f"pd:f1:{gid}:start", user=ALICE)
+    assert not started.ephemeral
+    record = await d.bot.store.load_game(gid)
+    assert record.status == "running"
+    seats = await d.bot.store.seats(gid)
+    assert [s.robot for s in seats] == [False, False, True]
+    boards = [f for c in d.backend.calls for f in c.files if "board" in f.filename]
+    assert boards and boards[-1].is_png
+
+    # An out-of-turn click: refused, ephemeral, nothing stored.
+    game, state, seq = await state_of(d, gid)
+    seat = game.to_act(state)[0]
+    other = BOB if (await seat_user(d, gid, seat)) is ALICE else ALICE
+    before = await dump(d.bot.store)
+    wrong = await d.click(f"pd:f1:{gid}:act:{seq}.0", user=other)
+    assert wrong.ephemeral and "It's not your turn" in wrong.content
+    stranger = await d.click(f"pd:f1:{gid}:act:{seq}.0", user=CAROL)
+    assert stranger.ephemeral and "not your turn" in stranger.content
+    assert await dump(d.bot.store) == before
+
+    # A few moves, then the bot restarts mid-race.
+    for _ in range(6):
+        await play_one_click(d, gid)
+    _, state_before, seq_before = await state_of(d, gid)
+    prompt_before = latest_with(d, f"pd:f1:{gid}:act:{seq_before}.")
+    assert prompt_before is not None
+    messages, threads_kept = dict(d.backend.messages), dict(d.backend.threads)
+    await d.close()
+
+    d = InProcessDriver(make_bot(db), world())
+    d.backend.messages.update(messages)  # Discord keeps the thread and its messages
+    d.backend.threads.update(threads_kept)
+    await d.start()
+    _, state_after, seq_after = await state_of(d, gid)
+    assert seq_after == seq_before and state_after == state_before
+    await play_one_click(d, gid)  # the old prompt's buttons still work
+
+    # A timed-out turn: the reminder, then the robot drives for the absent driver.
+    game, state, seq = await state_of(d, gid)
+    while state.turn.phase != "speed":
+        await play_one_click(d, gid)
+        game, state, seq = await state_of(d, gid)
+    absent = game.to_act(state)[0]
+    timers = await d.bot.store.timers(gid)
+    assert [t.event for t in timers] == ["f1_reminder", "f1_timeout"]
+    d.bot.timers.clock = lambda: timers[-1].due_at + 1  # an hour passes
+    d.bot.timers._restart()
+    for _ in range(500):
+        await asyncio.sleep(0.02)
+        if any(a.actor.startswith("timeout:") for a in await d.bot.store.actions(gid)):
+            break
+    await settled(d, gid)
+    log = await d.bot.store.actions(gid)
+    timed_out = [a for a in log if a.actor.startswith("timeout:")]
+    assert timed_out and all(a.by_robot for a in timed_out)
+    assert json.loads(timed_out[0].action_json)["seat"] == absent
+    sent = " ".join(str(m.get("content")) for m in d.backend.messages.values())
+    assert "ran out of time" in sent and "your move in race" in sent
+    d.bot.timers.clock = __import__("time").time
+    d.bot.timers._restart()
+
+    # Play to the end.
+    for _ in range(400):
+        game, state, _ = await state_of(d, gid)
+        if game.is_terminal(state):
+            break
+        await play_one_click(d, gid)
+    assert game.is_terminal(state)
+    record = await d.bot.store.load_game(gid)
+    assert record.status == "finished"
+    last = list(d.backend.messages.values())[-1]
+    assert "Classification" in last["content"]
+    assert any(f.filename.endswith("result.png") for c in d.backend.calls for f in c.files)
+    assert (await verify_store(d.bot.store)).ok
+    assert await d.bot.store.timers(gid) == []
+    await d.close()
