@@ -1,0 +1,56 @@
+"""Race! Formula 90 (2nd edition) with the Barcelona and Silverstone expansion.
+
+See docs/rules/rf90.md for the rules as Paddock plays them. Importing this package registers
+the game under the name "rf90".
+"""
+
+from __future__ import annotations
+
+from rules.base import _REGISTRY, register
+from rules.rf90 import catalog
+from rules.rf90.engine import RF90, fuel_chit, go_off_track, target_check
+from rules.rf90.state import (
+    ACTION_ADAPTER,
+    Car,
+    ChooseStart,
+    Duel,
+    DuelCards,
+    DuelDeclare,
+    EndTurn,
+    Mulligan,
+    Pending,
+    PitStop,
+    PlayCards,
+    Qualify,
+    RF90Action,
+    RF90State,
+    Setup,
+    StartTurn,
+)
+
+GAME = _REGISTRY["rf90"] if "rf90" in _REGISTRY else register(RF90())
+
+__all__ = [
+    "ACTION_ADAPTER",
+    "Car",
+    "ChooseStart",
+    "Duel",
+    "DuelCards",
+    "DuelDeclare",
+    "EndTurn",
+    "GAME",
+    "Mulligan",
+    "Pending",
+    "PitStop",
+    "PlayCards",
+    "Qualify",
+    "RF90",
+    "RF90Action",
+    "RF90State",
+    "Setup",
+    "StartTurn",
+    "catalog",
+    "fuel_chit",
+    "go_off_track",
+    "target_check",
+]

@@ -1,0 +1,1245 @@
+"""The RF90 rules engine: set-up, qualification, the game turn, individual turns, robots.
+
+`apply` deep-copies the state and works on the copy. After each accepted action the engine
+advances on its own (robot cars, automatic steps) until a player's decision is needed or the
+race is over, so `to_act` always names the seat(s) to decide next.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules.base import Action, Event, Game, Placing
+from rules.errors import IllegalAction, NotYourTurn
+from rules.rf90 import catalog as cat
+from rules.rf90.state import (
+    ACTION_ADAPTER,
+    FUEL_TURNS,
+    Car,
+    ChooseStart,
+    Duel,
+    DuelCards,
+    DuelDeclare,
+    EndTurn,
+    Mulligan,
+    Pending,
+    PitStop,
+    PlayCards,
+    Qualify,
+    RF90State,
+    RobotToken,
+    Setup,
+    StartTurn,
+)
+
+DUEL = -1  # _next_car: a duel was opened, loop again
+COLOURS = ["Red", "Blue", "Green", "Yellow", "White", "Orange"]
+
+
+class Ctx:
+    """What one `apply` call works with: the (copied) state, the static data, the events."""
+
+    def __init__(self, state: RF90State) -> None:
+        self.s = state
+        self.track = cat.track(state.track)
+        self.cards = cat.cards(state.track)
+        self.tables = cat.tables()
+        self.events: list[Event] = []
+
+    def ev(self, kind: str, text: str, **data: Any) -> None:
+        self.events.append(Event(kind=kind, text=text, data=data))
+
+    def car(self, cid: int) -> Car:
+        return self.s.cars[cid]
+
+
+# --- small helpers -----------------------------------------------------------------------------
+
+
+def hand_limit(car: Car) -> int:
+    return cat.tables().setup.cards[car.setup.cards]
+
+
+def damage_capacity(car: Car) -> int:
+    return cat.tables().setup.wear[car.setup.wear]
+
+
+def base_chips(car: Car) -> int:
+    return cat.tables().setup.tyres[car.setup.tyres]
+
+
+def fuel_chit(state: RF90State, car: Car) -> tuple[int, bool]:
+    """Where the refuelling chit sits on the turn indicator: (space, carried over the top)."""
+    n = cat.track(state.track).race_turns
+    if car.fuel_turn > n:
+        return car.fuel_turn - n, True
+    return car.fuel_turn, False
+
+
+def target_check(ctx: Ctx, car: Car) -> int:
+    base = ctx.cards[car.qual_card].check_factor if car.qual_card else 50
+    return base + bonus_to_checks(car)
+
+
+def bonus_to_checks(car: Car) -> int:
+    return (20 if car.skill == "reflexes" else 0) + (10 if car.strategy == "consistency" else 0)
+
+
+def position_key(ctx: Ctx, car: Car) -> tuple[int, int, int]:
+    """Sort key, smaller = further ahead in the race."""
+    slot = 99 if car.off_track else ctx.s.sections[car.section].index(car.id)
+    return (-car.lap, -car.section, slot)
+
+
+def race_order(ctx: Ctx) -> list[int]:
+    running = [c for c in ctx.s.cars if c.running]
+    return [c.id for c in sorted(running, key=lambda c: position_key(ctx, c))]
+
+
+def leader(ctx: Ctx) -> int | None:
+    order = race_order(ctx)
+    return order[0] if order else None
+
+
+def draw_race(ctx: Ctx) -> int | None:
+    s = ctx.s
+    if not s.race_draw:
+        if not s.race_discard:
+            return None
+        s.race_draw = s.rng.shuffled(s.race_discard)
+        s.race_discard = []
+        ctx.ev("reshuffle", "The Race deck is reshuffled.")
+    return s.race_draw.pop()
+
+
+def draw_track(ctx: Ctx) -> int | None:
+    s = ctx.s
+    if not s.track_draw:
+        if not s.track_discard:
+            return None
+        s.track_draw = s.rng.shuffled(s.track_discard)
+        s.track_discard = []
+    return s.track_draw.pop()
+
+
+def discard(ctx: Ctx, cid: int) -> None:
+    if cid > cat.TRACK_CARD_BASE:
+        ctx.s.track_discard.append(cid)
+    else:
+        ctx.s.race_discard.append(cid)
+
+
+def give_race_cards(ctx: Ctx, car: Car, n: int) -> None:
+    for _ in range(n):
+        cid = draw_race(ctx)
+        if cid is not None:
+            car.hand.append(cid)
+
+
+def give_track_cards(ctx: Ctx, car: Car, n: int, why: str = "") -> None:
+    for _ in range(n):
+        cid = draw_track(ctx)
+        if cid is not None:
+            car.hand.append(cid)
+            ctx.ev("track_card", f"{car.name} draws a Track card{why}.", car=car.id)
+
+
+def blind_check(ctx: Ctx, car: Car, target: int, what: str) -> bool:
+    """Reveal the top Race card: the check passes when its check factor is below the target."""
+    cid = draw_race(ctx)
+    cf = ctx.cards[cid].check_factor if cid is not None else 99
+    if cid is not None:
+        ctx.s.race_discard.append(cid)
+    ok = cf < target
+    if not ok and car.strategy == "lucky":
+        cid = draw_race(ctx)
+        if cid is not None:
+            ctx.s.race_discard.append(cid)
+            ok = ctx.cards[cid].check_factor < target
+    ctx.ev(
+        "check",
+        f"{car.name}: {what} check {cf} vs {target}: {'passed' if ok else 'failed'}.",
+        car=car.id,
+        ok=ok,
+    )
+    return ok
+
+
+def retire(ctx: Ctx, car: Car, status: str, why: str) -> None:
+    if not car.running:
+        return
+    if not car.off_track and car.id in ctx.s.sections[car.section]:
+        ctx.s.sections[car.section].remove(car.id)
+    car.status = status  # type: ignore[assignment]
+    car.out_turn = ctx.s.turn
+    car.trajectory = None
+    car.off_track = False
+    ctx.ev("out", f"{car.name} is out: {why}.", car=car.id, status=status)
+
+
+def take_damage(ctx: Ctx, car: Car, n: int) -> int:
+    """Draw n discs from the bag; a car with more discs than damage spaces is out."""
+    drawn = 0
+    for _ in range(n):
+        total = ctx.s.bag_red + ctx.s.bag_brown
+        if total == 0:
+            ctx.ev("bag_empty", "The damage bag is empty: no disc drawn.")
+            break
+        if ctx.s.rng.below(total) < ctx.s.bag_red:
+            ctx.s.bag_red -= 1
+            car.damage_red += 1
+        else:
+            ctx.s.bag_brown -= 1
+            car.damage_brown += 1
+        drawn += 1
+    if drawn:
+        ctx.ev("damage", f"{car.name} draws {drawn} damage disc(s).", car=car.id, n=drawn)
+    if car.damage > damage_capacity(car):
+        retire(ctx, car, "retired", "too much damage")
+    return drawn
+
+
+def place_back(ctx: Ctx, car: Car, section: int) -> None:
+    ctx.s.sections[section].append(car.id)
+    car.section = section
+
+
+def section_full(ctx: Ctx, section: int) -> bool:
+    return len(ctx.s.sections[section]) >= ctx.track.sections[section].capacity
+
+
+def move(ctx: Ctx, car: Car, mp: int) -> int:
+    """Spend MP moving forward section by section; stop at a full section. Returns steps."""
+    n = ctx.track.length
+    steps = 0
+    if car.off_track:
+        if mp <= 0 or section_full(ctx, car.section):
+            return 0
+        car.off_track = False
+        place_back(ctx, car, car.section)
+        ctx.ev("reenter", f"{car.name} re-enters the track.", car=car.id)
+        mp -= 1
+    for _ in range(max(0, mp)):
+        nxt = (car.section + 1) % n
+        if section_full(ctx, nxt):
+            break
+        ctx.s.sections[car.section].remove(car.id)
+        place_back(ctx, car, nxt)
+        if nxt == 0:
+            car.lap += 1
+        steps += 1
+    return steps
+
+
+def move_back(ctx: Ctx, car: Car, sections: int) -> None:
+    n = ctx.track.length
+    if not car.off_track:
+        ctx.s.sections[car.section].remove(car.id)
+    car.off_track = False
+    sec, lap = car.section, car.lap
+    for i in range(sections + n):
+        if i >= sections and not section_full(ctx, sec):
+            break
+        if sec == 0:
+            lap -= 1
+        sec = (sec - 1) % n
+    car.lap = lap
+    place_back(ctx, car, sec)
+
+
+def go_off_track(ctx: Ctx, car: Car, corner_section: int) -> None:
+    """Phase E off-track resolution at this corner: pay, then wait at the re-entry point."""
+    off = ctx.track.sections[corner_section].off_track
+    if off is None:
+        take_damage(ctx, car, 1)
+        return
+    ctx.ev("off_track", f"{car.name} goes off track at section {corner_section}.", car=car.id)
+    if not car.is_robot:
+        pay_tyres_auto(ctx, car, off.cost.tyres)
+        if car.running and off.cost.damage:
+            take_damage(ctx, car, off.cost.damage)
+        if car.running and off.cost.cards:
+            if not car.hand:
+                retire(ctx, car, "retired", "off track with no card left to discard")
+                return
+            worst = min(car.hand, key=lambda c: (ctx.cards[c].mp, c))
+            car.hand.remove(worst)
+            discard(ctx, worst)
+    if not car.running:
+        return
+    if car.id in ctx.s.sections[car.section]:
+        ctx.s.sections[car.section].remove(car.id)
+    car.trajectory = None
+    car.off_track = True
+    car.section = off.reentry
+    car.off_penalty = off.penalty
+
+
+def pay_tyres_auto(ctx: Ctx, car: Car, n: int) -> None:
+    """Pay tyres with chips first, then the lowest cards; what is left becomes damage."""
+    chips = min(car.chips, n)
+    car.chips -= chips
+    n -= chips
+    while n > 0 and car.hand:
+        worst = min(car.hand, key=lambda c: (ctx.cards[c].mp, c))
+        car.hand.remove(worst)
+        discard(ctx, worst)
+        n -= 1
+    if n > 0:
+        take_damage(ctx, car, n)
+
+
+def can_pair(a: cat.Card, b: cat.Card, push: bool) -> tuple[bool, bool]:
+    """Whether two cards may be played together, and whether it is a Push pairing."""
+    if a.pair or b.pair:
+        return True, False
+    lo, hi = sorted((a.mp, b.mp))
+    if lo == 1 or (lo == 2 and hi == 2):
+        return True, False
+    if push and lo == 2:
+        return True, True
+    return False, False
+
+
+def weather_modifier(ctx: Ctx, car: Car) -> int:
+    space = ctx.tables.weather.spaces[ctx.s.weather]
+    if car.tyre is None:
+        return 0
+    mod = ctx.tables.weather.modifiers[space.state][car.tyre]
+    if car.skill == "rain_expert" and space.state == "uncertain" and car.tyre != "intermediate":
+        return max(0, mod)
+    return mod
+
+
+def fit_tyres(ctx: Ctx, car: Car, tyres: str) -> None:
+    kind = ctx.tables.tyres.get(tyres)
+    if tyres == "soft":
+        if car.soft_sets >= (kind.max_sets or 99):
+            raise IllegalAction("You have used both sets of soft tyres.")
+        car.soft_sets += 1
+    car.tyre = tyres  # type: ignore[assignment]
+    car.chips = base_chips(car) + kind.chips
+    car.blue = kind.blue + (3 if tyres == "wet" and car.skill == "rain_expert" else 0)
+    give_track_cards(ctx, car, kind.track_cards, " (hard tyres)")
+
+
+# --- the game ----------------------------------------------------------------------------------
+
+
+class RF90(Game[RF90State]):
+    name = "rf90"
+    title = "Race! Formula 90"
+    state_type = RF90State
+    action_adapter = ACTION_ADAPTER
+
+    # set-up -------------------------------------------------------------------------------
+
+    def new_game(self, seed: int, config: dict[str, Any]) -> RF90State:
+        from rules.rng import Rng
+
+        track_name = config.get("track", "barcelona")
+        track = cat.track(track_name)
+        tables = cat.tables()
+        players = config.get("players", [])
+        if isinstance(players, int):
+            players = [{} for _ in range(players)]
+        if len(players) > 6:
+            raise ValueError("RF90 takes at most 6 players")
+        rng = Rng.from_seed(seed)
+        cars: list[Car] = []
+        for seat, p in enumerate(players):
+            setup = Setup.model_validate(p.get("setup", {}))
+            skill = p.get("skill")
+            if skill is not None and skill not in cat.skill_ids():
+                raise ValueError(f"unknown skill {skill!r}")
+            points = tables.setup.tuning_points if skill == "tuning" else tables.setup.points
+            if setup.tyres + setup.wear + setup.cards > points:
+                raise ValueError(f"set-up of seat {seat} uses more than {points} points")
+            cars.append(
+                Car(
+                    id=seat,
+                    seat=seat,
+                    name=p.get("name", f"{COLOURS[seat % 6]} car"),
+                    skill=skill,
+                    setup=setup,
+                )
+            )
+        n_players = max(1, len(players))
+        robots = config.get("robots") or tables.robots.by_players[min(n_players, 6)]
+        for rtype in ("superfast", "fast", "slow"):
+            for k in range(robots.get(rtype, 0)):
+                cars.append(
+                    Car(id=len(cars), robot=rtype, name=f"{rtype.capitalize()} robot {k + 1}")
+                )
+        red, brown = tables.damage_bag.by_players[min(n_players, 6)]
+        state = RF90State(
+            rng=rng,
+            track=track_name,
+            cars=cars,
+            sections=[[] for _ in track.sections],
+            race_draw=rng.shuffled(sorted(cat.race_deck())),
+            track_draw=rng.shuffled(sorted(cat.track_deck(track_name))),
+            bag_red=red,
+            bag_brown=brown,
+        )
+        ctx = Ctx(state)
+        for car in state.cars:
+            if not car.is_robot:
+                give_race_cards(ctx, car, hand_limit(car) + tables.setup.extra_starting_cards)
+                if car.skill == "qualifying":
+                    give_track_cards(ctx, car, 2)
+        self._advance(ctx)
+        return state
+
+    # engine interface ---------------------------------------------------------------------
+
+    def to_act(self, state: RF90State) -> list[int]:
+        s = state
+        if s.phase == "setup":
+            return [c.seat for c in s.cars if c.seat is not None and not c.mulligan_done]
+        if s.phase == "qualifying":
+            return [c.seat for c in s.cars if c.seat is not None and c.qual_card is None]
+        if s.phase == "start":
+            return [s.cars[s.grid_order[s.start_next]].seat]  # type: ignore[list-item]
+        if s.phase == "race":
+            if s.duel is not None:
+                cid = self._duel_next(s)
+                return [s.cars[cid].seat] if cid is not None else []  # type: ignore[list-item]
+            if s.pending is not None:
+                return [s.cars[s.pending.car].seat]  # type: ignore[list-item]
+        return []
+
+    def is_terminal(self, state: RF90State) -> bool:
+        return state.phase == "finished"
+
+    def apply(self, state: RF90State, action: Action) -> tuple[RF90State, list[Event]]:
+        if state.phase == "finished":
+            raise IllegalAction("The race is over.")
+        if action.seat not in self.to_act(state):
+            raise NotYourTurn()
+        ctx = Ctx(state.model_copy(deep=True))
+        handler = {
+            "mulligan": self._mulligan,
+            "qualify": self._qualify,
+            "choose_start": self._choose_start,
+            "start_turn": self._start_turn,
+            "play_cards": self._play_cards,
+            "end_turn": self._end_turn,
+            "duel_declare": self._duel_declare,
+            "duel_cards": self._duel_cards,
+        }.get(action.kind)
+        if handler is None:
+            raise IllegalAction(f"Unknown action {action.kind!r}.")
+        handler(ctx, action)
+        self._advance(ctx)
+        return ctx.s, ctx.events
+
+    def seat_car(self, state: RF90State, seat: int) -> Car:
+        for c in state.cars:
+            if c.seat == seat:
+                return c
+        raise IllegalAction(f"There is no seat {seat}.")
+
+    # phase handlers -----------------------------------------------------------------------
+
+    def _mulligan(self, ctx: Ctx, a: Action) -> None:
+        assert isinstance(a, Mulligan)
+        if ctx.s.phase != "setup":
+            raise IllegalAction("The substitute car can only be taken before qualifying.")
+        car = self.seat_car(ctx.s, a.seat)
+        if a.swap:
+            n = len(car.hand)
+            for cid in car.hand:
+                discard(ctx, cid)
+            car.hand = []
+            give_race_cards(ctx, car, n)
+            ctx.ev("mulligan", f"{car.name} takes the substitute car (new hand).", car=car.id)
+        car.mulligan_done = True
+        if all(c.mulligan_done for c in ctx.s.cars if not c.is_robot):
+            ctx.s.phase = "qualifying"
+
+    def _qualify(self, ctx: Ctx, a: Action) -> None:
+        assert isinstance(a, Qualify)
+        car = self.seat_car(ctx.s, a.seat)
+        if a.card not in car.hand:
+            raise IllegalAction("That card is not in your hand.")
+        if a.fuel not in FUEL_TURNS:
+            raise IllegalAction("Choose a fuel token: turn 8, 10, 12, 14 or 16.")
+        car.hand.remove(a.card)
+        car.qual_card = a.card
+        car.qual_fuel = a.fuel
+        if all(c.qual_card is not None for c in ctx.s.cars if not c.is_robot):
+            self._resolve_qualifying(ctx)
+
+    def _resolve_qualifying(self, ctx: Ctx) -> None:
+        s, tables = ctx.s, ctx.tables
+        for car in s.cars:
+            if car.is_robot:
+                continue
+            card = ctx.cards[car.qual_card]  # type: ignore[index]
+            car.qual_value = card.mp + tables.fuel.turns[car.qual_fuel]  # type: ignore[index]
+            car.qual_value += 2 if car.skill == "qualifying" else 0
+            car.qual_check = card.check_factor
+            car.fuel_turn = car.qual_fuel  # type: ignore[assignment]
+        for rtype in ("slow", "fast", "superfast"):
+            robots = [c for c in s.cars if c.robot == rtype]
+            tokens = s.rng.shuffled(tables.robots.fuel_tokens[rtype])
+            for i, car in enumerate(robots):
+                tok = tokens[i % len(tokens)]
+                car.qual_value, car.qual_check = tok.value, tok.check
+                s.robot_tokens.append(
+                    RobotToken(robot=rtype, value=tok.value, check=tok.check, turn=tok.turn)
+                )
+        draw = {c.id: s.rng.random() for c in s.cars}
+        order = sorted(s.cars, key=lambda c: (-(c.qual_value or 0), c.qual_check, draw[c.id]))
+        s.grid_order = [c.id for c in order]
+        grid = ctx.track.grid_sections()
+        gi = 0
+        for car in order:
+            while len(s.sections[grid[gi]]) >= ctx.track.sections[grid[gi]].capacity:
+                gi += 1
+            place_back(ctx, car, grid[gi])
+            car.lap = 0
+        ctx.ev(
+            "qualifying",
+            "Grid: " + ", ".join(f"{i + 1}. {s.cars[c].name}" for i, c in enumerate(s.grid_order)),
+            grid=s.grid_order,
+        )
+        wcard = draw_race(ctx)
+        if wcard is not None:
+            s.weather = tables.weather.space_for(ctx.cards[wcard].check_factor)
+            s.race_discard.append(wcard)
+        ctx.ev("weather", f"Weather: {tables.weather.spaces[s.weather].name}.", space=s.weather)
+        space = tables.weather.spaces[s.weather]
+        closest = space.closest if space.state == "uncertain" else space.state
+        if closest == "middle":
+            closest = "dry" if s.rng.below(2) == 0 else "rain"
+        robot_tyre = "hard" if closest == "dry" else "wet"
+        for car in s.cars:
+            if car.is_robot:
+                car.tyre = robot_tyre  # type: ignore[assignment]
+        s.phase = "start"
+        s.start_next = 0
+        self._skip_robot_starts(ctx)
+
+    def _skip_robot_starts(self, ctx: Ctx) -> None:
+        s = ctx.s
+        while s.start_next < len(s.grid_order) and s.cars[s.grid_order[s.start_next]].is_robot:
+            s.start_next += 1
+        if s.start_next >= len(s.grid_order):
+            s.phase = "race"
+            s.turn = 1
+            self._begin_game_turn(ctx)
+
+    def _choose_start(self, ctx: Ctx, a: Action) -> None:
+        assert isinstance(a, ChooseStart)
+        car = self.seat_car(ctx.s, a.seat)
+        if a.strategy not in cat.strategy_ids():
+            raise IllegalAction(f"Unknown strategy {a.strategy!r}.")
+        fit_tyres(ctx, car, a.tyres)
+        car.strategy = a.strategy
+        ctx.s.start_next += 1
+        self._skip_robot_starts(ctx)
+
+    # the game turn ------------------------------------------------------------------------
+
+    def _begin_game_turn(self, ctx: Ctx) -> None:
+        s = ctx.s
+        s.duelled = []
+        for car in s.cars:
+            car.mark = None
+        lead = leader(ctx)
+        s.deferred = []
+        if lead is not None and not s.cars[lead].off_track:
+            lst = s.sections[s.cars[lead].section]
+            s.deferred = lst[: lst.index(lead)]  # lapped cars in front of the leader (FAS case 3)
+        for tok in s.robot_tokens:
+            if tok.done or tok.turn != s.turn:
+                continue
+            tok.done = True
+            cands = [
+                cid
+                for cid in race_order(ctx)
+                if s.cars[cid].robot == tok.robot
+                and not s.cars[cid].robot_pitted
+                and not s.cars[cid].robot_pit_due
+            ]
+            if cands:
+                s.cars[cands[0]].robot_pit_due = True
+        stage = ctx.track.stage(s.turn)
+        ctx.ev("turn", f"Turn {s.turn} (stage {stage}).", turn=s.turn, stage=stage)
+
+    def _advance(self, ctx: Ctx) -> None:
+        """Run automatic steps until a player must decide or the race ends."""
+        s = ctx.s
+        if s.phase == "setup" and not any(not c.is_robot for c in s.cars):
+            s.phase = "qualifying"
+        if s.phase == "qualifying" and not any(not c.is_robot for c in s.cars):
+            self._resolve_qualifying(ctx)
+        while s.phase == "race":
+            if s.duel is not None:
+                if self._duel_auto(ctx):
+                    return
+                continue
+            if s.pending is not None:
+                return
+            nxt = self._next_car(ctx)
+            if nxt == DUEL:
+                continue
+            if nxt is None:
+                self._end_game_turn(ctx)
+                continue
+            car = s.cars[nxt]
+            if car.is_robot:
+                self._robot_turn(ctx, car)
+            else:
+                self._begin_individual(ctx, car)
+
+    def activation_pieces(self, ctx: Ctx) -> tuple[int | None, list[tuple[int, list[int]]]]:
+        """The leader and the (sub)sections in activation order, each with its cars front first.
+
+        The Leader token splits its section: the leader and the cars behind come first, the cars
+        in front of the leader (lapped cars) come last (rf90-how-to-play, FAS third case).
+        """
+        s = ctx.s
+        lead = leader(ctx)
+        if lead is None:
+            return None, []
+        n = ctx.track.length
+        off: dict[int, list[int]] = {}
+        for c in s.cars:
+            if c.running and c.off_track:
+                off.setdefault(c.section, []).append(c.id)
+        lcar = s.cars[lead]
+        lsec = lcar.section
+        cars_l = s.sections[lsec]
+        li = len(cars_l) if lcar.off_track else cars_l.index(lead)
+        pieces = [(lsec, cars_l[li:] + off.get(lsec, []))]
+        for k in range(1, n):
+            sec = (lsec - k) % n
+            pieces.append((sec, s.sections[sec] + off.get(sec, [])))
+        if li > 0:
+            pieces.append((lsec, cars_l[:li]))
+        return lead, pieces
+
+    def _next_car(self, ctx: Ctx) -> int | None:
+        s = ctx.s
+        lead, pieces = self.activation_pieces(ctx)
+        if lead is None:
+            return None
+        if s.cars[lead].mark is None:
+            return lead  # first activation of the FAS: only the leader plays
+        for sec, cars in pieces:
+            unmoved = [c for c in cars if s.cars[c].mark is None and c not in s.deferred]
+            if not unmoved:
+                continue
+            if (
+                ctx.track.sections[sec].kind == "curve"
+                and sec not in s.duelled
+                and len(unmoved) >= 2
+                and any(not s.cars[c].is_robot for c in unmoved)
+                and not any(s.cars[c].off_track for c in unmoved)
+            ):
+                s.duelled.append(sec)
+                s.duel = Duel(section=sec, order=unmoved)
+                return DUEL
+            return unmoved[0]
+        for cid in s.deferred:
+            if s.cars[cid].running and s.cars[cid].mark is None:
+                return cid
+        return None
+
+    def _end_game_turn(self, ctx: Ctx) -> None:
+        s = ctx.s
+        ctx.ev("turn_end", f"End of turn {s.turn}.", turn=s.turn)
+        if s.turn >= ctx.track.race_turns or not any(c.running for c in s.cars):
+            s.phase = "finished"
+            order = race_order(ctx)
+            win = s.cars[order[0]].name if order else "nobody"
+            ctx.ev("finish", f"The race is over: {win} wins.", order=order)
+            return
+        s.turn += 1
+        self._begin_game_turn(ctx)
+
+    # robots -------------------------------------------------------------------------------
+
+    def _robot_turn(self, ctx: Ctx, car: Car) -> None:
+        s, rt = ctx.s, ctx.tables.robots
+        assert car.robot is not None
+        if car.robot_pit_due:
+            car.robot_pit_due = False
+            car.robot_pitted = True
+            car.pit_stops += 1
+            car.trajectory = None
+            move_back(ctx, car, ctx.track.pit_sections)
+            ctx.ev("pit", f"{car.name} pits.", car=car.id)
+        mp = rt.speed[car.robot]
+        if car.trajectory:
+            mp += ctx.track.trajectory(car.trajectory).bonus
+            car.trajectory = None
+        if ctx.track.sections[car.section].kind == "curve" and not car.off_track:
+            mp += rt.corner_bonus[car.robot]
+        car.last_mp = mp
+        steps = move(ctx, car, mp)
+        ctx.ev(
+            "move",
+            f"{car.name} moves {steps} section(s).",
+            car=car.id,
+            mp=mp,
+            steps=steps,
+            turn=s.turn,
+        )
+        car.mark = "ended"
+        self._occupy_best(ctx, car, allow_extreme=False)
+
+    def _occupy_best(self, ctx: Ctx, car: Car, allow_extreme: bool) -> None:
+        if car.off_track or not car.running:
+            return
+        free = self.free_trajectories(ctx.s, car.section)
+        free = [t for t in free if allow_extreme or ctx.track.trajectory(t).kind != "extreme"]
+        if free:
+            best = max(free, key=lambda t: (ctx.track.trajectory(t).bonus, t))
+            car.trajectory = best
+
+    def free_trajectories(self, state: RF90State, section: int) -> list[str]:
+        track = cat.track(state.track)
+        taken = {c.trajectory for c in state.cars if c.trajectory and c.running}
+        return [t.id for t in track.sections[section].trajectories if t.id not in taken]
+
+    # individual turns (players) -----------------------------------------------------------
+
+    def _begin_individual(self, ctx: Ctx, car: Car) -> None:
+        s = ctx.s
+        if car.off_track and car.fuel_turn <= s.turn:
+            retire(ctx, car, "out of fuel", "off track on its refuelling turn")
+            return
+        ahead = [c for c in race_order(ctx)]
+        idx = ahead.index(car.id)
+        s.pending = Pending(
+            car=car.id,
+            phase="A",
+            trajectory=car.trajectory,
+            start_section=car.section,
+            start_lap=car.lap,
+            ahead_at_start=ahead[:idx],
+        )
+
+    def _require_pending(self, ctx: Ctx, seat: int, phase: str) -> Car:
+        p = ctx.s.pending
+        if p is None or ctx.s.duel is not None:
+            raise IllegalAction("There is no individual turn in progress.")
+        car = ctx.s.cars[p.car]
+        if car.seat != seat:
+            raise NotYourTurn()
+        if p.phase != phase:
+            names = {"A": "start your turn", "B": "play your cards", "E": "end your turn"}
+            raise IllegalAction(f"Now you must {names[p.phase]}.")
+        return car
+
+    def _start_turn(self, ctx: Ctx, a: Action) -> None:
+        assert isinstance(a, StartTurn)
+        s = ctx.s
+        car = self._require_pending(ctx, a.seat, "A")
+        p = s.pending
+        assert p is not None
+        must_pit = car.fuel_turn <= s.turn
+        if must_pit and a.pit is None:
+            raise IllegalAction(f"Your refuelling chit is on turn {s.turn}: you must pit now.")
+        if a.skip and a.pit is not None:
+            raise IllegalAction("You cannot skip the turn and pit.")
+        if a.new_strategy is not None:
+            if a.new_strategy not in cat.strategy_ids():
+                raise IllegalAction(f"Unknown strategy {a.new_strategy!r}.")
+            if not (a.skip or car.skill == "versatility"):
+                raise IllegalAction("Change strategy by skipping the turn or in a pit stop.")
+        if a.extreme and (
+            p.trajectory is None or ctx.track.trajectory(p.trajectory).kind != "extreme"
+        ):
+            raise IllegalAction("You are not on an Extreme Trajectory.")
+        if a.wise_driving is not None:
+            if car.skill != "wise_driving" or car.wise_used:
+                raise IllegalAction("Wise Driving is not available now.")
+            if any(c not in car.hand or c > cat.TRACK_CARD_BASE for c in a.wise_driving):
+                raise IllegalAction("Wise Driving discards Race cards from your hand only.")
+        if a.save_fuel_discard is not None:
+            if car.strategy != "save_fuel":
+                raise IllegalAction("Only Save Fuel lets you discard to draw two cards.")
+            if a.save_fuel_discard not in car.hand or ctx.cards[a.save_fuel_discard].mp <= 2:
+                raise IllegalAction("Discard a card with more than 2 MP from your hand.")
+        if a.new_strategy is not None:
+            car.strategy = a.new_strategy
+        if a.skip:
+            car.mark = "skipped"
+            car.trajectory = None
+            s.pending = None
+            ctx.ev("skip", f"{car.name} skips the turn.", car=car.id, turn=s.turn)
+            return
+        if a.wise_driving is not None:
+            for cid in a.wise_driving:
+                car.hand.remove(cid)
+                discard(ctx, cid)
+            races = sum(1 for c in car.hand if c <= cat.TRACK_CARD_BASE)
+            give_race_cards(ctx, car, max(0, hand_limit(car) - races))
+            car.wise_used = True
+            ctx.ev("wise_driving", f"{car.name} uses Wise Driving.", car=car.id)
+        if a.pit is not None:
+            self._pit(ctx, car, a.pit)
+            p.trajectory = None
+        if a.extreme:
+            assert p.trajectory is not None
+            traj = ctx.track.trajectory(p.trajectory)
+            assert traj.target is not None
+            ok = blind_check(ctx, car, traj.target + bonus_to_checks(car), "Extreme Trajectory")
+            if ok:
+                p.extreme_ok = True
+            else:
+                car.trajectory = None
+                p.trajectory = None
+                corner = ctx.track.next_corner(car.section)
+                if corner is not None and corner.off_track is not None:
+                    go_off_track(ctx, car, corner.index)
+                else:
+                    take_damage(ctx, car, 1)
+                if not car.running:
+                    s.pending = None
+                    return
+        # phase B: draw
+        if a.save_fuel_discard is not None:
+            car.hand.remove(a.save_fuel_discard)
+            discard(ctx, a.save_fuel_discard)
+            n = 2
+        else:
+            n = 1
+        before = len(car.hand)
+        give_race_cards(ctx, car, n)
+        p.drawn = car.hand[before:]
+        p.phase = "B"
+
+    def _pit(self, ctx: Ctx, car: Car, pit: PitStop) -> None:
+        s, fuel = ctx.s, ctx.tables.fuel
+        if pit.strategy is not None and pit.strategy not in cat.strategy_ids():
+            raise IllegalAction(f"Unknown strategy {pit.strategy!r}.")
+        if car.off_track:
+            raise IllegalAction("You cannot pit from off the track.")
+        back = ctx.track.pit_sections - (2 if car.skill == "pitting" else 0)
+        car.trajectory = None
+        move_back(ctx, car, max(1, back) + pit.extra_sections)
+        car.fuel_turn = s.turn + fuel.per_stop + fuel.per_extra_section * pit.extra_sections
+        s.bag_red += car.damage_red
+        car.damage_red = 0
+        fit_tyres(ctx, car, pit.tyres)
+        if pit.strategy:
+            car.strategy = pit.strategy
+        car.wise_used = False
+        if car.skill == "wise_driving":
+            have = sum(1 for c in car.hand if c <= cat.TRACK_CARD_BASE)
+        else:
+            have = len(car.hand)
+        give_race_cards(ctx, car, max(0, hand_limit(car) - have))
+        if car.skill == "pitting":
+            give_track_cards(ctx, car, 2, " (Pitting)")
+        car.pit_stops += 1
+        chit, over = fuel_chit(s, car)
+        ctx.ev(
+            "pit",
+            f"{car.name} pits: fuel to turn {car.fuel_turn}"
+            + (f" (chit on {chit}, over the top)" if over else "")
+            + ".",
+            car=car.id,
+            fuel_turn=car.fuel_turn,
+        )
+
+    def _play_cards(self, ctx: Ctx, a: Action) -> None:
+        assert isinstance(a, PlayCards)
+        s = ctx.s
+        car = self._require_pending(ctx, a.seat, "B")
+        p = s.pending
+        assert p is not None
+        cards = a.cards
+        if len(set(cards)) != len(cards) or any(c not in car.hand for c in cards):
+            raise IllegalAction("Play one or two cards from your hand.")
+        played = [ctx.cards[c] for c in cards]
+        push_pair = False
+        if len(played) == 2:
+            ok, push_pair = can_pair(played[0], played[1], car.strategy == "push")
+            if not ok:
+                raise IllegalAction(
+                    "Those two cards cannot be played together "
+                    "(pair a +1 with any card, or two +2 cards)."
+                )
+        rest = [c for c in car.hand if c not in cards]
+        if len(set(a.tyre_cards)) != len(a.tyre_cards) or any(c not in rest for c in a.tyre_cards):
+            raise IllegalAction("Pay tyres with cards from your hand that you are not playing.")
+        traj = ctx.track.trajectory(p.trajectory) if p.trajectory else None
+        use_traj = bool(a.use_trajectory and traj is not None)
+        if use_traj and traj is not None:
+            if not any(c.colour in traj.colours for c in played):
+                use_traj = False  # no card of the trajectory's colour: no bonus, no cost
+            if traj.kind == "extreme" and not p.extreme_ok:
+                use_traj = False
+        sharp = use_traj and traj is not None and traj.kind == "sharp"
+        sharp_cost = traj.cost if (sharp and traj is not None) else cat.Cost()
+        if sharp_cost.cards:
+            pool = [c for c in rest if c not in a.tyre_cards]
+            if a.sharp_discard is None or a.sharp_discard not in pool:
+                if not pool:
+                    raise IllegalAction("This Sharp Trajectory needs a card to discard.")
+                raise IllegalAction("Choose the card to discard for the Sharp Trajectory.")
+        if a.blue_bonus and car.blue <= 0:
+            raise IllegalAction("You have no +1 MP blue disc.")
+        # Phase B ends: the cards are played
+        for cid in cards:
+            car.hand.remove(cid)
+        car.trajectory = None
+        if push_pair:
+            car.fuel_turn -= 1
+            ctx.ev("push", f"{car.name} pushes: refuelling chit one turn earlier.", car=car.id)
+            if car.fuel_turn <= s.turn:
+                for cid in cards:
+                    discard(ctx, cid)
+                retire(ctx, car, "out of fuel", "the refuelling chit reached the current turn")
+                s.pending = None
+                return
+        # Phase C: pay resources
+        tyres = sum(c.tyres for c in played) + sharp_cost.tyres
+        asked = tyres
+        if car.strategy == "save_tyres" and tyres > 0:
+            tyres -= 1
+        by_cards = min(len(a.tyre_cards), tyres)
+        for cid in a.tyre_cards[:by_cards]:
+            car.hand.remove(cid)
+            discard(ctx, cid)
+        chips = min(car.chips, tyres - by_cards)
+        car.chips -= chips
+        short = tyres - by_cards - chips
+        damage = sum(c.damage for c in played) + sharp_cost.damage + short
+        if sharp_cost.cards and a.sharp_discard is not None:
+            car.hand.remove(a.sharp_discard)
+            discard(ctx, a.sharp_discard)
+        ctx.ev(
+            "pay",
+            f"{car.name} pays {tyres} tyre(s): {chips} chip(s) and {by_cards} card(s).",
+            car=car.id,
+            tyres=tyres,
+            chips=chips,
+            cards=by_cards,
+        )
+        drawn_damage = take_damage(ctx, car, damage) if damage else 0
+        if not car.running:
+            for cid in cards:
+                discard(ctx, cid)
+            s.pending = None
+            return
+        give_race_cards(ctx, car, sum(c.draw for c in played))
+        mp_cards = 0
+        blind = False
+        target = target_check(ctx, car)
+        for c in played:
+            if c.check:
+                blind = True
+                if not blind_check(ctx, car, target, f"{c.colour} +{c.mp}"):
+                    continue
+            mp_cards += c.mp
+        weather = sum(c.weather for c in played)
+        if weather:
+            nspaces = len(ctx.tables.weather.spaces)
+            s.weather = max(0, min(nspaces - 1, s.weather + weather))
+            ctx.ev("weather", f"Weather: {ctx.tables.weather.spaces[s.weather].name}.")
+        # Specials
+        small = all(c.mp <= 2 for c in played)
+        if car.strategy == "push" and chips >= 2 and by_cards == 0:
+            give_track_cards(ctx, car, 1, " (Push special)")
+        if car.strategy == "save_fuel" and small:
+            if a.save_fuel_choice == "fuel":
+                car.fuel_turn += 1
+                ctx.ev("save_fuel", f"{car.name} saves fuel: chit one turn later.", car=car.id)
+            else:
+                give_track_cards(ctx, car, 1, " (Save Fuel special)")
+        if car.strategy == "save_tyres" and asked > 0 and tyres == 0:
+            give_track_cards(ctx, car, 1, " (Save Tyres special)")
+        if car.strategy == "balance" and tyres >= 1 and tyres == drawn_damage:
+            give_track_cards(ctx, car, 1, " (Balance special)")
+        if car.strategy == "lucky" and any(
+            ctx.cards[d].mp in {c.mp for c in played} for d in p.drawn
+        ):
+            give_track_cards(ctx, car, 1, " (Lucky special)")
+        if (
+            car.strategy == "consistency"
+            and len(played) == 2
+            and played[0].colour == played[1].colour
+        ):
+            give_track_cards(ctx, car, 1, " (Consistency special)")
+        # Phase D: movement
+        mp = mp_cards
+        if use_traj and traj is not None:
+            mp += traj.bonus
+        if a.blue_bonus:
+            car.blue -= 1
+            mp += 1
+        if car.strategy == "hazard":
+            mp += drawn_damage
+        mp += weather_modifier(ctx, car)
+        if car.strategy in ("chase", "slipstream") and not car.off_track:
+            n = ctx.track.length
+            nxt = s.sections[(car.section + 1) % n]
+            if car.strategy == "slipstream" and nxt:
+                mp += 1
+            if car.strategy == "chase" and nxt:
+                mp += 1
+        if car.off_track:
+            mp -= car.off_penalty
+            car.off_penalty = 0
+        mp = max(0, mp)
+        if car.strategy == "hazard" and mp >= 6 and (drawn_damage or blind):
+            give_track_cards(ctx, car, 1, " (Hazard special)")
+        for cid in cards:
+            discard(ctx, cid)
+        car.last_mp = mp
+        steps = move(ctx, car, mp)
+        ctx.ev(
+            "move",
+            f"{car.name} moves {steps} section(s) with {mp} MP.",
+            car=car.id,
+            mp=mp,
+            turn=s.turn,
+        )
+        if car.strategy in ("chase", "slipstream"):
+            passed = [c for c in p.ahead_at_start if s.cars[c].running]
+            if car.strategy == "chase" and any(
+                s.cars[c].section == car.section and not s.cars[c].off_track for c in passed
+            ):
+                give_track_cards(ctx, car, 1, " (Chase special)")
+        p.phase = "E"
+
+    def _end_turn(self, ctx: Ctx, a: Action) -> None:
+        assert isinstance(a, EndTurn)
+        s = ctx.s
+        car = self._require_pending(ctx, a.seat, "E")
+        sec = ctx.track.sections[car.section]
+        if a.late_brake and (car.off_track or sec.late_brake is None):
+            raise IllegalAction("There is no late braking point here.")
+        if a.trajectory is not None and (
+            car.off_track or a.trajectory not in self.free_trajectories(s, car.section)
+        ):
+            raise IllegalAction("That trajectory is not free in your section.")
+        if a.late_brake and sec.late_brake is not None:
+            target = sec.late_brake.target + bonus_to_checks(car)
+            if blind_check(ctx, car, target, "Late braking"):
+                s.sections[car.section].remove(car.id)
+                s.sections[car.section].insert(0, car.id)
+                ctx.ev("late_brake", f"{car.name} brakes late and passes.", car=car.id)
+            else:
+                corner = ctx.track.next_corner(car.section)
+                if corner is not None and corner.off_track is not None:
+                    go_off_track(ctx, car, corner.index)
+                else:
+                    take_damage(ctx, car, 1)
+        if (
+            car.running
+            and not car.off_track
+            and a.trajectory is not None
+            and a.trajectory in self.free_trajectories(s, car.section)
+        ):
+            car.trajectory = a.trajectory
+        car.mark = "ended"
+        s.pending = None
+
+    # duels --------------------------------------------------------------------------------
+
+    def _duel_asking_order(self, duel: Duel) -> list[int]:
+        """Who is asked, in order: from the back until a challenger, then those ahead of it."""
+        return list(reversed(duel.order))
+
+    def _duel_next(self, s: RF90State) -> int | None:
+        """The car whose answer the duel waits for (None when nobody)."""
+        d = s.duel
+        if d is None:
+            return None
+        if d.stage == "declare":
+            for cid in self._duel_asking_order(d):
+                if cid not in d.asked:
+                    return cid
+            return None
+        for cid in [d.challenger, *d.joined]:
+            if cid is not None and cid not in d.cards:
+                return cid
+        return None
+
+    def _duel_auto(self, ctx: Ctx) -> bool:
+        """Answer for robots; resolve when complete. True when a player must answer."""
+        s = ctx.s
+        while s.duel is not None:
+            d = s.duel
+            cid = self._duel_next(s)
+            if cid is None:
+                if d.stage == "declare":
+                    if d.challenger is None:
+                        s.duel = None
+                        return False
+                    d.stage = "cards"
+                    continue
+                self._resolve_duel(ctx)
+                return False
+            car = s.cars[cid]
+            if not car.is_robot:
+                return True
+            if d.stage == "declare":
+                self._duel_answer(ctx, cid, join=d.challenger is not None)
+            else:
+                top = draw_race(ctx)
+                d.cards[cid] = [top] if top is not None else []
+        return False
+
+    def _duel_answer(self, ctx: Ctx, cid: int, join: bool) -> None:
+        d = ctx.s.duel
+        assert d is not None
+        d.asked.append(cid)
+        if d.challenger is None:
+            if join:
+                d.challenger = cid
+                ctx.ev("duel", f"{ctx.car(cid).name} challenges.", car=cid)
+        elif join:
+            d.joined.append(cid)
+        else:
+            d.refused.append(cid)
+
+    def _duel_declare(self, ctx: Ctx, a: Action) -> None:
+        assert isinstance(a, DuelDeclare)
+        s = ctx.s
+        d = s.duel
+        if d is None or d.stage != "declare":
+            raise IllegalAction("No duel is being declared.")
+        cid = self._duel_next(s)
+        if cid is None or s.cars[cid].seat != a.seat:
+            raise NotYourTurn()
+        self._duel_answer(ctx, cid, a.join)
+
+    def _duel_cards(self, ctx: Ctx, a: Action) -> None:
+        assert isinstance(a, DuelCards)
+        s = ctx.s
+        d = s.duel
+        if d is None or d.stage != "cards":
+            raise IllegalAction("No duel is waiting for cards.")
+        cid = self._duel_next(s)
+        if cid is None or s.cars[cid].seat != a.seat:
+            raise NotYourTurn()
+        car = s.cars[cid]
+        if len(set(a.cards)) != len(a.cards) or any(c not in car.hand for c in a.cards):
+            raise IllegalAction("Play up to two cards from your hand, face down.")
+        for c in a.cards:
+            car.hand.remove(c)
+        d.cards[cid] = list(a.cards)
+
+    def _resolve_duel(self, ctx: Ctx) -> None:
+        s = ctx.s
+        d = s.duel
+        assert d is not None and d.challenger is not None
+        sec = ctx.track.sections[d.section]
+        assert sec.corner is not None
+        mods = sec.corner.duel_modifiers
+        lst = s.sections[d.section]
+        totals: dict[int, int] = {}
+        participants = [c for c in [d.challenger, *d.joined] if d.cards.get(c)]
+        for cid in participants:
+            pos = lst.index(cid)
+            total = sum(ctx.cards[c].mp for c in d.cards[cid])
+            if pos > 0:
+                total += mods[min(pos, len(mods) - 1)]
+            if s.cars[cid].strategy == "banging_wheels":
+                total += 3
+            totals[cid] = total
+        for cards in d.cards.values():
+            for c in cards:
+                discard(ctx, c)
+        ci = d.order.index(d.challenger)
+        behind = d.order[ci + 1 :]
+        refusers = [c for c in d.order[:ci] if c not in participants]
+        if d.challenger not in participants:
+            refusers = [*refusers, d.challenger]
+            refusers.sort(key=d.order.index)
+        ranked = sorted(participants, key=lambda c: (-totals[c], d.order.index(c)))
+        new_order = ranked + refusers + behind
+        slots = sorted(lst.index(c) for c in d.order)
+        for slot, cid in zip(slots, new_order, strict=True):
+            lst[slot] = cid
+        text = ", ".join(f"{s.cars[c].name} {totals[c]}" for c in ranked)
+        ctx.ev("duel_result", f"Duel at {sec.corner.name}: {text}.", totals=totals, order=new_order)
+        for cid in ranked:
+            car = s.cars[cid]
+            if car.strategy == "banging_wheels" and new_order.index(cid) < d.order.index(cid):
+                give_track_cards(ctx, car, 1, " (Banging Wheels special)")
+        s.duel = None
+
+    # results and views --------------------------------------------------------------------
+
+    def race_classification(self, state: RF90State) -> list[Car]:
+        ctx = Ctx(state)
+        running = [state.cars[c] for c in race_order(ctx)]
+        out = sorted(
+            (c for c in state.cars if not c.running),
+            key=lambda c: (-(c.out_turn or 0), c.id),
+        )
+        return running + out
+
+    def classification(self, state: RF90State) -> list[Placing]:
+        out = []
+        for place, car in enumerate(self.race_classification(state), start=1):
+            if car.seat is not None:
+                status = "finished" if car.running else car.status
+                out.append(Placing(seat=car.seat, place=place, status=status))
+        return out
+
+    def public_view(self, state: RF90State) -> dict[str, Any]:
+        data = state.model_dump(mode="json", exclude={"rng"})
+        hide_quals = state.phase in ("setup", "qualifying")
+        for car in data["cars"]:
+            car["hand"] = len(car["hand"])
+            if hide_quals:
+                car["qual_card"] = None
+                car["qual_fuel"] = None
+        data["race_draw"] = len(state.race_draw)
+        data["track_draw"] = len(state.track_draw)
+        if data["pending"] is not None:
+            data["pending"]["drawn"] = len(data["pending"]["drawn"])
+        if data["duel"] is not None:
+            data["duel"]["cards"] = {k: len(v) for k, v in data["duel"]["cards"].items()}
+        data["leader"] = leader(Ctx(state)) if state.phase in ("race", "finished") else None
+        return data
+
+    def seat_view(self, state: RF90State, seat: int) -> dict[str, Any]:
+        data = self.public_view(state)
+        car = self.seat_car(state, seat)
+        mine = data["cars"][car.id]
+        mine["hand"] = list(car.hand)
+        mine["qual_card"] = car.qual_card
+        mine["qual_fuel"] = car.qual_fuel
+        if state.pending is not None and state.pending.car == car.id:
+            data["pending"]["drawn"] = list(state.pending.drawn)
+        if state.duel is not None and car.id in state.duel.cards:
+            data["duel"]["cards"][str(car.id)] = list(state.duel.cards[car.id])
+        return data
+
+    # robots for player seats ---------------------------------------------------------------
+
+    def legal_actions(self, state: RF90State, seat: int) -> list[Action]:
+        from rules.rf90.robot import legal_actions
+
+        return legal_actions(self, state, seat)
+
+    def robot_action(self, state: RF90State, seat: int) -> Action:
+        from rules.rf90.robot import robot_action
+
+        return robot_action(self, state, seat)
+
+    def simulation_config(
+        self, players: int | None = None, track: str | None = None, **_: Any
+    ) -> dict[str, Any]:
+        n = 4 if players is None else players
+        if not 0 <= n <= 6:
+            raise ValueError("RF90 simulations take 0 to 6 players")
+        return {"track": track or "barcelona", "players": [{} for _ in range(n)]}
+
+    def simulate(self, seed: int, **options: Any) -> dict[str, Any]:
+        from rules.rf90.simulate import simulate
+
+        return simulate(self, seed, **options)

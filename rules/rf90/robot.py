@@ -1,0 +1,194 @@
+"""The robot policy for player seats (timeouts, simulations) and the legal-action lists.
+
+Robot cars (Slow, Fast, SuperFast) are moved by the engine itself; this module decides for a
+player's car when its player is absent, with simple, deterministic choices.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import TYPE_CHECKING
+
+from rules.base import Action
+from rules.rf90 import catalog as cat
+from rules.rf90.state import (
+    FUEL_TURNS,
+    ChooseStart,
+    DuelCards,
+    DuelDeclare,
+    EndTurn,
+    Mulligan,
+    PitStop,
+    PlayCards,
+    Qualify,
+    RF90State,
+    StartTurn,
+)
+
+if TYPE_CHECKING:
+    from rules.rf90.engine import RF90
+
+
+def _weather_tyre(state: RF90State) -> str:
+    space = cat.tables().weather.spaces[state.weather]
+    return {"dry": "hard", "uncertain": "intermediate", "rain": "wet"}[space.state]
+
+
+def card_plays(game: RF90, state: RF90State, seat: int) -> list[list[int]]:
+    """Every legal set of movement cards (one card, or a legal pair) for this seat now."""
+    from rules.rf90.engine import can_pair
+
+    car = game.seat_car(state, seat)
+    cards = cat.cards(state.track)
+    hand = sorted(car.hand)
+    plays = [[c] for c in hand]
+    for a, b in combinations(hand, 2):
+        ok, _push = can_pair(cards[a], cards[b], car.strategy == "push")
+        if ok:
+            plays.append([a, b])
+    return plays
+
+
+def legal_actions(game: RF90, state: RF90State, seat: int) -> list[Action]:
+    if seat not in game.to_act(state):
+        return []
+    car = game.seat_car(state, seat)
+    out: list[Action] = []
+    if state.phase == "setup":
+        return [Mulligan(seat=seat, swap=False), Mulligan(seat=seat, swap=True)]
+    if state.phase == "qualifying":
+        return [Qualify(seat=seat, card=c, fuel=f) for c in car.hand for f in FUEL_TURNS]
+    if state.phase == "start":
+        tyres = ["hard", "intermediate", "wet"] + (["soft"] if car.soft_sets < 2 else [])
+        return [
+            ChooseStart(seat=seat, tyres=t, strategy=s)  # type: ignore[arg-type]
+            for t in tyres
+            for s in cat.strategy_ids()
+        ]
+    if state.duel is not None:
+        if state.duel.stage == "declare":
+            return [DuelDeclare(seat=seat, join=True), DuelDeclare(seat=seat, join=False)]
+        out.append(DuelCards(seat=seat, cards=[]))
+        out += [DuelCards(seat=seat, cards=[c]) for c in car.hand]
+        out += [DuelCards(seat=seat, cards=list(p)) for p in combinations(car.hand, 2)]
+        return out
+    p = state.pending
+    assert p is not None
+    if p.phase == "A":
+        must_pit = car.fuel_turn <= state.turn
+        pits = [
+            StartTurn(seat=seat, pit=PitStop(extra_sections=x, tyres=t))  # type: ignore[arg-type]
+            for x in range(3)
+            for t in ("hard", "intermediate", "wet")
+        ]
+        if must_pit:
+            return list(pits)
+        out = [StartTurn(seat=seat), StartTurn(seat=seat, skip=True), *pits]
+        traj = cat.track(state.track).trajectory(p.trajectory) if p.trajectory else None
+        if traj is not None and traj.kind == "extreme":
+            out.append(StartTurn(seat=seat, extreme=True))
+        if car.skill == "wise_driving" and not car.wise_used:
+            races = [c for c in car.hand if c <= cat.TRACK_CARD_BASE]
+            out.append(StartTurn(seat=seat, wise_driving=races))
+        return out
+    if p.phase == "B":
+        return [PlayCards(seat=seat, cards=play) for play in card_plays(game, state, seat)]
+    sec = cat.track(state.track).sections[car.section]
+    trajs: list[str | None] = [None]
+    if not car.off_track:
+        trajs += game.free_trajectories(state, car.section)
+    brakes = [False, True] if (sec.late_brake and not car.off_track) else [False]
+    return [EndTurn(seat=seat, late_brake=b, trajectory=t) for b in brakes for t in trajs]
+
+
+def robot_action(game: RF90, state: RF90State, seat: int) -> Action:
+    if seat not in game.to_act(state):
+        raise ValueError(f"seat {seat} is not to act")
+    car = game.seat_car(state, seat)
+    cards = cat.cards(state.track)
+    track = cat.track(state.track)
+    if state.phase == "setup":
+        fast = sum(1 for c in car.hand if cards[c].mp >= 3)
+        return Mulligan(seat=seat, swap=fast < 2)
+    if state.phase == "qualifying":
+        best = max(car.hand, key=lambda c: (cards[c].mp, -cards[c].check_factor, -c))
+        return Qualify(seat=seat, card=best, fuel=12)
+    if state.phase == "start":
+        return ChooseStart(seat=seat, tyres=_weather_tyre(state), strategy="save_tyres")  # type: ignore[arg-type]
+    if state.duel is not None:
+        if state.duel.stage == "declare":
+            strong = any(cards[c].mp >= 3 for c in car.hand)
+            return DuelDeclare(seat=seat, join=state.duel.challenger is not None and strong)
+        best = max(car.hand, key=lambda c: (cards[c].mp, -c)) if car.hand else None
+        return DuelCards(seat=seat, cards=[best] if best is not None else [])
+    p = state.pending
+    assert p is not None
+    if p.phase == "A":
+        left = track.race_turns - state.turn
+        if car.fuel_turn <= state.turn:
+            extra = 0 if left <= 10 else min(2, -(-(left - 10) // 3))
+            return StartTurn(
+                seat=seat, pit=PitStop(extra_sections=extra, tyres=_weather_tyre(state))
+            )  # type: ignore[arg-type]
+        traj = track.trajectory(p.trajectory) if p.trajectory else None
+        if traj is not None and traj.kind == "extreme":
+            return StartTurn(seat=seat, extreme=True)
+        return StartTurn(seat=seat)
+    if p.phase == "B":
+        return _best_play(game, state, seat)
+    trajs = [] if car.off_track else game.free_trajectories(state, car.section)
+    best_t = max(trajs, key=lambda t: (track.trajectory(t).bonus, t)) if trajs else None
+    return EndTurn(seat=seat, trajectory=best_t)
+
+
+def _best_play(game: RF90, state: RF90State, seat: int) -> PlayCards:
+    from rules.rf90.engine import damage_capacity
+
+    car = game.seat_car(state, seat)
+    cards = cat.cards(state.track)
+    track = cat.track(state.track)
+    p = state.pending
+    assert p is not None
+    traj = track.trajectory(p.trajectory) if p.trajectory else None
+    room = damage_capacity(car) - car.damage
+    best: tuple[float, PlayCards] | None = None
+    for play in card_plays(game, state, seat):
+        played = [cards[c] for c in play]
+        rest = sorted((c for c in car.hand if c not in play), key=lambda c: (cards[c].mp, c))
+        use = traj is not None and any(c.colour in traj.colours for c in played)
+        if traj is not None and traj.kind == "extreme" and not p.extreme_ok:
+            use = False
+        sharp = use and traj is not None and traj.kind == "sharp"
+        cost = traj.cost if (sharp and traj is not None) else cat.Cost()
+        tyres = sum(c.tyres for c in played) + cost.tyres
+        if car.strategy == "save_tyres" and tyres:
+            tyres -= 1
+        need_cards = max(0, tyres - car.chips)
+        if cost.cards and len(rest) <= need_cards:
+            sharp = use = False
+            tyres = sum(c.tyres for c in played) - (1 if car.strategy == "save_tyres" else 0)
+            tyres = max(0, tyres)
+            need_cards = max(0, tyres - car.chips)
+            cost = cat.Cost()
+        tyre_cards = rest[:need_cards]
+        short = need_cards - len(tyre_cards)
+        damage = sum(c.damage for c in played) + cost.damage + short
+        if damage >= room:
+            continue
+        mp = sum(c.mp for c in played) + (traj.bonus if use and traj else 0)
+        score = mp - 0.6 * tyres - 1.2 * damage - 0.3 * len(play) + 0.05 * (room - damage)
+        pool = [c for c in rest if c not in tyre_cards]
+        action = PlayCards(
+            seat=seat,
+            cards=play,
+            tyre_cards=tyre_cards,
+            use_trajectory=use,
+            sharp_discard=(pool[0] if cost.cards and pool else None),
+            blue_bonus=car.blue > 0,
+        )
+        if best is None or score > best[0]:
+            best = (score, action)
+    if best is None:
+        safest = min(car.hand, key=lambda c: (cards[c].damage, cards[c].tyres, -cards[c].mp, c))
+        return PlayCards(seat=seat, cards=[safest], use_trajectory=False, blue_bonus=car.blue > 0)
+    return best[1]

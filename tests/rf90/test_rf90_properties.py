@@ -1,0 +1,124 @@
+"""Property tests: robot races on both tracks keep the invariants to the end."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rules.base import get_game
+from rules.rf90 import GAME, catalog
+from rules.rf90.state import RF90State
+
+
+def _check_invariants(state: RF90State) -> None:
+    track = catalog.track(state.track)
+    # cards conserved: deck + discard + hands + dashboards + face-down duel cards
+    everything = list(state.race_draw) + state.race_discard + state.track_draw
+    everything += state.track_discard
+    for car in state.cars:
+        everything += car.hand
+        if car.qual_card is not None:
+            everything.append(car.qual_card)
+    if state.duel is not None:
+        for cs in state.duel.cards.values():
+            everything += cs
+    assert Counter(everything) == Counter(list(catalog.cards(state.track)))
+    # damage discs conserved
+    humans = sum(1 for c in state.cars if c.seat is not None)
+    red, brown = catalog.tables().damage_bag.by_players[max(1, min(humans, 6))]
+    assert state.bag_red + sum(c.damage_red for c in state.cars) == red
+    assert state.bag_brown + sum(c.damage_brown for c in state.cars) == brown
+    # section capacities, one place per running car
+    placed = [cid for sec in state.sections for cid in sec]
+    assert len(placed) == len(set(placed))
+    for i, sec in enumerate(state.sections):
+        assert len(sec) <= track.sections[i].capacity
+        for cid in sec:
+            assert state.cars[cid].section == i and state.cars[cid].running
+    for car in state.cars:
+        if car.running and state.phase in ("race", "finished"):
+            assert car.off_track or car.id in state.sections[car.section]
+    # trajectory spots hold one car each
+    spots = [c.trajectory for c in state.cars if c.trajectory and c.running]
+    assert len(spots) == len(set(spots))
+
+
+def _play(seed: int, track: str, players: int):
+    state = GAME.new_game(seed, GAME.simulation_config(players=players, track=track))
+    played: Counter[tuple[int, int]] = Counter()
+    actions = 0
+    while not GAME.is_terminal(state):
+        seat = GAME.to_act(state)[0]
+        state, events = GAME.apply(state, GAME.robot_action(state, seat))
+        actions += 1
+        for e in events:
+            if e.kind in ("move", "skip"):
+                played[(e.data["turn"], e.data["car"])] += 1
+        _check_invariants(state)
+        view = json.dumps(GAME.public_view(state))
+        data = GAME.public_view(state)
+        assert all(isinstance(c["hand"], int) for c in data["cars"])
+        assert isinstance(data["race_draw"], int) and isinstance(data["track_draw"], int)
+        assert len(view) < 64_000
+    return state, played, actions
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10_000),
+    track=st.sampled_from(["barcelona", "silverstone"]),
+    players=st.sampled_from([1, 3, 4]),
+)
+def test_robot_races_finish_and_keep_invariants(seed, track, players):
+    state, played, _ = _play(seed, track, players)
+    assert state.phase == "finished"
+    assert state.turn == catalog.track(track).race_turns
+    assert all(n == 1 for n in played.values())
+    cls = GAME.classification(state)
+    assert sorted(p.seat for p in cls) == list(range(players))
+
+
+def test_each_car_plays_at_most_once_per_turn_robot_only():
+    # zero player seats: the whole race runs inside new_game
+    state = GAME.new_game(11, GAME.simulation_config(players=0, track="silverstone"))
+    assert GAME.is_terminal(state)
+    _check_invariants(state)
+
+
+def test_simulate_is_deterministic_and_complete():
+    game = get_game("rf90")
+    a = game.simulate(7, track="silverstone", players=3)
+    b = game.simulate(7, track="silverstone", players=3)
+    assert a == b
+    assert {"game", "track", "seed", "turns", "actions", "classification"} <= set(a)
+    assert a["turns"] == 25 and len(a["classification"]) == 10
+    for entry in a["classification"]:
+        assert (entry["seat"] is None) != (entry["robot"] is None)
+        assert entry["status"] in ("running", "retired", "out of fuel")
+        assert entry["pit_stops"] >= 0
+
+
+def test_replay_from_the_log_gives_the_same_snapshot():
+    state = GAME.new_game(3, GAME.simulation_config(players=2))
+    log = []
+    while not GAME.is_terminal(state) and len(log) < 120:
+        seat = GAME.to_act(state)[0]
+        action = GAME.robot_action(state, seat)
+        log.append(GAME.parse_action(action.model_dump_json()))
+        state, _ = GAME.apply(state, action)
+    again = GAME.replay(3, GAME.simulation_config(players=2), log)
+    assert again.to_json() == state.to_json()
+    assert GAME.load_state(state.to_json()) == state
+
+
+def test_legal_actions_contain_the_robot_choice_early():
+    state = GAME.new_game(4, GAME.simulation_config(players=2))
+    for _ in range(40):
+        seat = GAME.to_act(state)[0]
+        action = GAME.robot_action(state, seat)
+        kinds = {a.kind for a in GAME.legal_actions(state, seat)}
+        assert action.kind in kinds
+        state, _ = GAME.apply(state, action)

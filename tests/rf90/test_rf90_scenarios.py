@@ -1,0 +1,369 @@
+"""Worked examples of the rule sources, as scenario tests (exact numbers from the text)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.errors import IllegalAction
+from rules.rf90 import (
+    GAME,
+    DuelCards,
+    DuelDeclare,
+    Mulligan,
+    PitStop,
+    PlayCards,
+    Qualify,
+    StartTurn,
+    catalog,
+    fuel_chit,
+    target_check,
+)
+from rules.rf90.engine import Ctx
+from rules.rf90.scenario import advance, begin, build, card, cards, off_track
+
+RACE = catalog.race_deck()
+
+
+def _solo(track: str = "barcelona", **car) -> dict:
+    car.setdefault("name", "Blue")
+    car.setdefault("seat", 0)
+    return car
+
+
+# --- Sharp Trajectory example (expansion, Barcelona Special rules) ------------------------------
+
+
+def _sharp_state(second: int):
+    red3 = card("red", 3)
+    spare = card("yellow", 1, weather=0, exclude={second})
+    draw_b, draw_c = cards([("yellow", 2), ("yellow", 2)], weather=0)
+    state = build(
+        "barcelona",
+        [_solo(section=16, trajectory="B16a", hand=[red3, second, spare], chips=5)],
+        turn=7,
+        deck_top=[draw_b, draw_c],
+    )
+    return begin(state, 0), red3, spare, draw_b, draw_c
+
+
+def test_sharp_trajectory_before_turn_7_red_and_orange():
+    orange1 = card("orange", 1)
+    assert (RACE[orange1].tyres, RACE[orange1].draw) == (1, 1)
+    state, red3, spare, draw_b, draw_c = _sharp_state(orange1)
+    traj = catalog.track("barcelona").trajectory("B16a")
+    assert traj.kind == "sharp" and "orange" in traj.colours
+    assert "red" not in traj.colours and "yellow" not in traj.colours
+    state, _ = GAME.apply(state, StartTurn(seat=0))
+    state, events = GAME.apply(state, PlayCards(seat=0, cards=[red3, orange1], tyre_cards=[spare]))
+    car = state.cars[0]
+    pay = next(e for e in events if e.kind == "pay")
+    assert pay.data == {"car": 0, "tyres": 3, "chips": 2, "cards": 1}  # 2 chips + 1 card
+    assert car.chips == 3
+    assert car.damage == 1  # one damage disc
+    assert sorted(car.hand) == sorted([draw_b, draw_c])  # phase B draw + one card drawn
+    assert car.last_mp == 6  # +4 MP cards, +2 MP trajectory
+    assert car.section == 22
+
+
+def test_sharp_trajectory_with_a_yellow_card_gives_no_bonus():
+    yellow1 = card("yellow", 1, weather=0)
+    state, red3, spare, _, _ = _sharp_state(yellow1)
+    state, _ = GAME.apply(state, StartTurn(seat=0))
+    state, events = GAME.apply(state, PlayCards(seat=0, cards=[red3, yellow1]))
+    car = state.cars[0]
+    assert car.last_mp == 4  # no card matching the trajectory colours: no bonus
+    pay = next(e for e in events if e.kind == "pay")
+    assert pay.data["tyres"] == 1  # and no trajectory cost either
+
+
+# --- Push, Save Fuel and the refuelling chit (expansion, NEW STRATEGIES) -------------------------
+
+
+def test_push_on_turn_13_with_chit_on_14_runs_out_of_fuel():
+    orange2, red3 = card("orange", 2), card("red", 3)
+    state = build(
+        "barcelona",
+        [_solo(section=5, hand=[orange2, red3], strategy="push", fuel_turn=14)],
+        turn=13,
+    )
+    state, _ = GAME.apply(begin(state, 0), StartTurn(seat=0))
+    state, events = GAME.apply(state, PlayCards(seat=0, cards=[orange2, red3]))
+    assert state.cars[0].status == "out of fuel"
+    assert any(e.kind == "out" for e in events)
+
+
+def test_push_pair_of_two_and_one_does_not_move_the_chit():
+    orange2, yellow1 = card("orange", 2), card("yellow", 1, weather=0)
+    state = build(
+        "barcelona",
+        [_solo(section=5, hand=[orange2, yellow1], strategy="push", fuel_turn=14)],
+        turn=13,
+    )
+    state, _ = GAME.apply(begin(state, 0), StartTurn(seat=0))
+    state, _ = GAME.apply(state, PlayCards(seat=0, cards=[orange2, yellow1]))
+    assert state.cars[0].fuel_turn == 14 and state.cars[0].status == "running"
+
+
+def test_two_and_three_cannot_pair_without_push():
+    orange2, red3 = card("orange", 2), card("red", 3)
+    state = build("barcelona", [_solo(section=5, hand=[orange2, red3], strategy="hazard")])
+    state, _ = GAME.apply(begin(state, 0), StartTurn(seat=0))
+    with pytest.raises(IllegalAction):
+        GAME.apply(state, PlayCards(seat=0, cards=[orange2, red3]))
+
+
+def test_barcelona_fuel_overflow_pit_at_23_chit_on_6():
+    state = build("barcelona", [_solo(section=5, hand=[card("yellow", 1)], fuel_turn=23)], turn=23)
+    state = begin(state, 0)
+    with pytest.raises(IllegalAction):
+        GAME.apply(state, StartTurn(seat=0))  # the chit is on turn 23: must pit
+    state, _ = GAME.apply(state, StartTurn(seat=0, pit=PitStop(tyres="hard")))
+    car = state.cars[0]
+    assert car.fuel_turn == 33
+    assert fuel_chit(state, car) == (6, True)
+    assert car.pit_stops == 1
+
+
+def test_extra_fuel_three_turns_per_section_at_most_sixteen():
+    state = build("barcelona", [_solo(section=12, hand=[], fuel_turn=10)], turn=10)
+    state, _ = GAME.apply(
+        begin(state, 0), StartTurn(seat=0, pit=PitStop(tyres="hard", extra_sections=2))
+    )
+    car = state.cars[0]
+    assert car.fuel_turn == 10 + 16
+    assert car.section == 12 - 7 - 2
+    with pytest.raises(ValueError):
+        PitStop(tyres="hard", extra_sections=3)
+
+
+def test_save_fuel_discard_four_to_draw_two_and_shift_chit():
+    red4, y1, y2 = card("red", 4), card("yellow", 1, weather=0), card("yellow", 2, weather=0)
+    top = cards([("green", 1), ("green", 1)])
+    state = build(
+        "barcelona",
+        [_solo(section=5, hand=[red4, y1, y2], strategy="save_fuel", fuel_turn=15)],
+        deck_top=top,
+    )
+    state, _ = GAME.apply(begin(state, 0), StartTurn(seat=0, save_fuel_discard=red4))
+    assert state.pending.drawn == top  # two race cards instead of one
+    assert red4 in state.race_discard
+    state, _ = GAME.apply(state, PlayCards(seat=0, cards=[y1, y2], save_fuel_choice="fuel"))
+    assert state.cars[0].fuel_turn == 16
+
+
+def test_save_fuel_special_track_card_with_small_cards_only():
+    y1 = card("yellow", 1, weather=0)
+    state = build("barcelona", [_solo(section=5, hand=[y1], strategy="save_fuel")])
+    state, _ = GAME.apply(begin(state, 0), StartTurn(seat=0))
+    state, _ = GAME.apply(state, PlayCards(seat=0, cards=[y1]))
+    assert any(c > catalog.TRACK_CARD_BASE for c in state.cars[0].hand)
+
+
+# --- Skills: Wise Driving and Rain Expert (expansion) --------------------------------------------
+
+
+def test_wise_driving_one_race_card_and_three_track_cards_gives_nine():
+    race = card("yellow", 1, weather=0)
+    tracks = sorted(catalog.track_deck("barcelona"))[:3]
+    state = build("barcelona", [_solo(section=5, hand=[race, *tracks], skill="wise_driving")])
+    state, _ = GAME.apply(begin(state, 0), StartTurn(seat=0, wise_driving=[race]))
+    car = state.cars[0]
+    before_draw = [c for c in car.hand if c not in state.pending.drawn]
+    assert len(before_draw) == 9  # 6 new Race cards + the 3 Track cards
+    assert sum(1 for c in before_draw if c > catalog.TRACK_CARD_BASE) == 3
+    assert race not in car.hand and car.wise_used
+    # once per stint
+    state2 = begin(
+        build("barcelona", [_solo(section=5, hand=[race], skill="wise_driving", wise_used=True)]), 0
+    )
+    with pytest.raises(IllegalAction):
+        GAME.apply(state2, StartTurn(seat=0, wise_driving=[race]))
+
+
+@pytest.mark.parametrize(("skill", "blue", "mp"), [("rain_expert", 2, 3), (None, 0, 1)])
+def test_rain_expert_pits_for_wet_tyres_in_uncertain_weather(skill, blue, mp):
+    y2 = card("yellow", 2, weather=0)
+    state = build(
+        "barcelona",
+        [_solo(section=12, hand=[y2], skill=skill, fuel_turn=9)],
+        turn=9,
+        weather=3,  # uncertain (the middle space)
+    )
+    state, _ = GAME.apply(begin(state, 0), StartTurn(seat=0, pit=PitStop(tyres="wet")))
+    car = state.cars[0]
+    assert car.blue == (3 if skill else 0)
+    assert car.chips == 12
+    state, _ = GAME.apply(state, PlayCards(seat=0, cards=[y2], blue_bonus=bool(skill)))
+    car = state.cars[0]
+    assert car.blue == blue
+    assert car.last_mp == mp  # expert: 2 +1 blue, no uncertain penalty; others: 2 - 1
+
+
+# --- Qualification (how-to-play, Qualification) -------------------------------------------------
+
+
+def _qualify(picks):
+    """picks: per seat (card id, fuel turn). No robots."""
+    state = GAME.new_game(5, {"players": len(picks), "robots": {"superfast": 0}})
+    for seat in range(len(picks)):
+        state, _ = GAME.apply(state, Mulligan(seat=seat))
+    for seat, (cid, _) in enumerate(picks):
+        state.cars[seat].hand.append(cid)
+    for seat, (cid, fuel) in enumerate(picks):
+        state, _ = GAME.apply(state, Qualify(seat=seat, card=cid, fuel=fuel))
+    return state
+
+
+def test_qualification_bonuses_and_check_factor_tie_break():
+    y2 = card("yellow", 2, weather=0)  # 2 + 2 (turn 8) = 4
+    red4 = card("red", 4)  # 4 - 2 (turn 16) = 2
+    red3 = card("red", 3)  # 3 + 1 (turn 10) = 4
+    state = _qualify([(y2, 8), (red4, 16), (red3, 10)])
+    values = [c.qual_value for c in state.cars]
+    assert values == [4, 2, 4]
+    first = 0 if RACE[y2].check_factor < RACE[red3].check_factor else 2
+    other = 2 - first
+    assert state.grid_order == [first, other, 1]
+    assert [c.fuel_turn for c in state.cars] == [8, 16, 10]
+    # the qualification card stays on the dashboard as the target check
+    ctx = Ctx(state)
+    assert target_check(ctx, state.cars[1]) == RACE[red4].check_factor
+    assert all(cid not in state.cars[i].hand for i, cid in enumerate([y2, red4, red3]))
+
+
+def test_qualification_full_tie_is_a_draw_but_deterministic():
+    a, b = cards([("orange", 2), ("orange", 2)])
+    s1 = _qualify([(a, 12), (b, 12)])
+    s2 = _qualify([(a, 12), (b, 12)])
+    assert s1.grid_order == s2.grid_order
+    lower = 0 if RACE[a].check_factor < RACE[b].check_factor else 1
+    assert s1.grid_order[0] == lower
+
+
+def test_qualification_picks_are_hidden_until_revealed():
+    state = GAME.new_game(5, {"players": 2})
+    for seat in range(2):
+        state, _ = GAME.apply(state, Mulligan(seat=seat))
+    pick = state.cars[0].hand[0]
+    state, _ = GAME.apply(state, Qualify(seat=0, card=pick, fuel=10))
+    view = GAME.public_view(state)
+    assert view["cars"][0]["qual_card"] is None and view["cars"][0]["qual_fuel"] is None
+    assert GAME.seat_view(state, 0)["cars"][0]["qual_card"] == pick
+    assert GAME.seat_view(state, 1)["cars"][0]["qual_card"] is None
+
+
+# --- FAS: the three cases (how-to-play, Activate Section and FAS) --------------------------------
+
+
+def _robots(track: str, spec, turn: int):
+    cars_ = [{"name": n, "robot": r, "section": sec, "lap": lap} for n, r, sec, lap in spec]
+    state = build(track, cars_, turn=turn)
+    state, events = advance(GAME, state)
+    return [e.data["car"] for e in events if e.kind == "move"], state
+
+
+def test_fas_case_1_only_the_leader_plays_first():
+    # A leads in section 5 with B behind it; C is one section back. Slow robots move 3.
+    order, _ = _robots(
+        "barcelona",
+        [("A", "slow", 5, 1), ("B", "slow", 5, 1), ("C", "slow", 4, 1)],
+        27,
+    )
+    assert order == [0, 1, 2]
+
+
+def test_fas_case_2_leader_overtaken_new_fas():
+    # The SuperFast B (4 MP) behind the Slow leader A passes it; C then plays, then nobody twice.
+    order, state = _robots(
+        "barcelona",
+        [("A", "slow", 0, 1), ("B", "superfast", 0, 1), ("C", "slow", 23, 0)],
+        27,
+    )
+    assert order == [0, 1, 2]
+    assert state.cars[1].section > state.cars[0].section  # B is the new leader
+
+
+def test_fas_case_3_lapped_car_in_front_of_the_leader_plays_last():
+    # L (lapped, lap 0) stands in front of leader A (lap 1) in section 5; B is in section 2.
+    order, _ = _robots(
+        "barcelona",
+        [("L", "slow", 5, 0), ("A", "fast", 5, 1), ("B", "slow", 2, 1)],
+        27,
+    )
+    assert order == [1, 2, 0]
+
+
+# --- Duels (how-to-play, Duel Procedures and Resolution) ----------------------------------------
+
+
+def test_duel_with_a_refuser_and_banging_wheels():
+    red3, orange2 = card("red", 3), card("orange", 2)
+    state = build(
+        "barcelona",
+        [
+            {"name": "Robot", "robot": "fast", "section": 10, "lap": 1, "mark": "ended"},
+            _solo(name="A", seat=0, section=3, lap=1, hand=[red3]),
+            _solo(name="B", seat=1, section=3, lap=1, hand=[card("yellow", 1)]),
+            _solo(name="C", seat=2, section=3, lap=1, hand=[orange2], strategy="banging_wheels"),
+        ],
+    )
+    state, _ = advance(GAME, state)
+    assert state.duel is not None and GAME.to_act(state) == [2]  # asked from the back
+    state, _ = GAME.apply(state, DuelDeclare(seat=2, join=True))  # C challenges
+    assert GAME.to_act(state) == [1]
+    state, _ = GAME.apply(state, DuelDeclare(seat=1, join=False))  # B refuses
+    state, _ = GAME.apply(state, DuelDeclare(seat=0, join=True))  # A accepts
+    assert GAME.to_act(state) == [2]
+    state, _ = GAME.apply(state, DuelCards(seat=2, cards=[orange2]))
+    assert GAME.public_view(state)["duel"]["cards"] == {"3": 1}  # face down
+    state, events = GAME.apply(state, DuelCards(seat=0, cards=[red3]))
+    result = next(e for e in events if e.kind == "duel_result")
+    # C: 2 MP, -1 (third car at Elf), +3 Banging Wheels = 4; A: 3 (first car, no modifier)
+    assert result.data["totals"] == {3: 4, 1: 3}
+    assert state.sections[3] == [3, 1, 2]  # the refuser B falls behind the challenger
+    assert state.pending is not None and state.pending.car == 3  # C plays first
+    assert any(c > catalog.TRACK_CARD_BASE for c in state.cars[3].hand)  # BW special
+
+
+# --- Off-track with the card symbol (expansion, Barcelona corners 5 and 9) ----------------------
+
+
+def test_barcelona_corner_5_off_track_with_no_card_left_is_out():
+    state = build("barcelona", [_solo(section=9, hand=[], chips=5)])
+    state, _ = off_track(state, 0, 10)
+    assert state.cars[0].status == "retired"
+
+
+def test_barcelona_corner_5_off_track_pays_and_discards_a_card():
+    y1 = card("yellow", 1, weather=0)
+    state = build("barcelona", [_solo(section=9, hand=[y1], chips=5)])
+    state, _ = off_track(state, 0, 10)
+    car = state.cars[0]
+    assert car.status == "running" and car.off_track and car.section == 11
+    assert car.hand == [] and car.chips == 4 and car.damage == 1
+
+
+def test_barcelona_corner_5_robot_ignores_the_card_symbol():
+    state = build("barcelona", [{"name": "R", "robot": "slow", "section": 9}])
+    state, _ = off_track(state, 0, 10)
+    car = state.cars[0]
+    assert car.status == "running" and car.off_track and car.section == 11
+
+
+def test_off_track_penalty_and_reentry_next_turn():
+    y2 = card("yellow", 2, weather=0)
+    state = build("barcelona", [_solo(section=11, off_track=True, off_penalty=1, hand=[y2])])
+    state, _ = GAME.apply(begin(state, 0), StartTurn(seat=0))
+    state, _ = GAME.apply(state, PlayCards(seat=0, cards=[y2]))
+    car = state.cars[0]
+    assert car.last_mp == 1 and not car.off_track and car.section == 11  # 1 MP to re-enter
+
+
+def test_off_track_car_on_its_fuel_turn_is_out_of_fuel():
+    state = build(
+        "barcelona",
+        [_solo(section=11, off_track=True, hand=[card("yellow", 1)], fuel_turn=5)],
+        turn=5,
+    )
+    state, _ = advance(GAME, state)
+    assert state.cars[0].status == "out of fuel"
