@@ -133,6 +133,57 @@ async def bench_league(quick: bool) -> tuple[dict[str, Any], dict[str, Any]]:
     return league, concurrency
 
 
+async def bench_waddington(quick: bool) -> dict[str, Any]:
+    """Clicks of real drivers through the command tree (rules, store, board and close-up
+    images, the messages), and the images alone."""
+    from renderer.waddington import render_board, render_closeup
+    from rules.base import get_game
+
+    bot_helpers, _ = _driver_modules()
+    from tests import f1_driver
+    from tests.fakediscord import InProcessDriver
+
+    clicks = 40 if quick else 300
+    moves: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        bot = bot_helpers.make_bot(Path(tmp) / "f1.db")
+        async with InProcessDriver(bot, bot_helpers.world()) as driver:
+            await bot.get_cog("WaddingtonCog")._warm  # as a running bot would have by now
+            gid = await f1_driver.start_race(driver, laps=3, robots=2)
+            while len(moves) < clicks:
+                game, state, _ = await f1_driver.state_of(driver, gid)
+                if game.is_terminal(state):
+                    gid = await f1_driver.start_race(driver, laps=3, robots=2)
+                    continue
+                start = time.perf_counter()
+                await f1_driver.play_one_click(driver, gid)
+                moves.append((time.perf_counter() - start) * 1000)
+    game = get_game("waddington")
+    state = game.new_game(7, game.simulation_config(players=6))
+    for _ in range(60):  # a race under way: cars spread round the circuit
+        state, _ = game.apply(state, game.robot_action(state, game.to_act(state)[0]))
+    while state.turn.phase != "move":
+        state, _ = game.apply(state, game.robot_action(state, game.to_act(state)[0]))
+    seat = game.to_act(state)[0]
+    dests = game.destinations(state, seat)
+    board_ms, closeup_ms = [], []
+    board = closeup = b""
+    render_board(state)  # the cached static layers are built once per process
+    render_closeup(state, seat, dests)
+    for _ in range(20 if quick else 100):
+        start = time.perf_counter()
+        board = render_board(state, highlight_seat=seat)
+        board_ms.append((time.perf_counter() - start) * 1000)
+        start = time.perf_counter()
+        closeup = render_closeup(state, seat, dests)
+        closeup_ms.append((time.perf_counter() - start) * 1000)
+    return {
+        "move_ms": percentiles(moves),
+        "render_ms": {"board": percentiles(board_ms), "closeup": percentiles(closeup_ms)},
+        "png_bytes": {"board": len(board), "closeup": len(closeup)},
+    }
+
+
 async def bench_memory() -> dict[str, float]:
     """RSS after 1, 10 and 200 leagues with results and a rendered standings each."""
     from bot.league_tables import standings_report
@@ -172,7 +223,7 @@ def bench_simulations(quick: bool) -> dict[str, dict[str, Any]]:
 async def run_bench(quick: bool = False) -> dict[str, Any]:
     result: dict[str, Any] = {"calibration_ms": calibration_ms(), "quick": quick}
     league, concurrency = await bench_league(quick)
-    result["games"] = {"league": league}
+    result["games"] = {"league": league, "waddington": await bench_waddington(quick)}
     for name, figures in bench_simulations(quick).items():
         result["games"].setdefault(name, {}).update(figures)
     result["concurrency"] = concurrency

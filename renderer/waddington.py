@@ -948,3 +948,11 @@ __all__ = [
     "unit_xy",
     "warning",
 ]
+
+
+def warm_caches(circuit: str = "paddock-park") -> None:
+    """Build the cached static layers (board and every close-up zoom) ahead of the first
+    move, so no driver waits for them; the bot runs this in a thread at start-up."""
+    _board_static(circuit)
+    for scale in CLOSEUP_SCALES:
+        _closeup_layer(circuit, scale)

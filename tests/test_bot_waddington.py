@@ -7,74 +7,11 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
 
-from rules.base import get_game
 from store.verify import verify_store
 from tests.bot_helpers import dump, make_bot, world
+from tests.f1_driver import latest_with, play_one_click, seat_user, settled, state_of
 from tests.fakediscord import ALICE, BOB, CAROL, InProcessDriver
-from tests.fakediscord.backend import _walk_components
-
-USERS = {ALICE.id: ALICE, BOB.id: BOB}
-
-
-def buttons(message: dict[str, Any]) -> list[dict[str, Any]]:
-    return [c for c in _walk_components(message.get("components") or []) if "custom_id" in c]
-
-
-def latest_with(d: InProcessDriver, prefix: str) -> dict[str, Any] | None:
-    for message in reversed(list(d.backend.messages.values())):
-        if any(b["custom_id"].startswith(prefix) for b in buttons(message)):
-            return message
-    return None
-
-
-async def state_of(d: InProcessDriver, gid: int) -> tuple[Any, Any, int]:
-    record = await d.bot.store.load_game(gid)
-    game = get_game("waddington")
-    return game, game.load_state(record.state_json), record.seq
-
-
-async def seat_user(d: InProcessDriver, gid: int, seat: int):  # noqa: ANN201
-    seats = {s.seat: s for s in await d.bot.store.seats(gid)}
-    return USERS[seats[seat].user_id]
-
-
-async def settled(d: InProcessDriver, gid: int) -> None:
-    """Wait until robots and timers are done: the race is over or a driver has a prompt."""
-    for _ in range(500):
-        game, state, seq = await state_of(d, gid)
-        if game.is_terminal(state):
-            return
-        seats = {s.seat: s for s in await d.bot.store.seats(gid)}
-        human = not seats[game.to_act(state)[0]].robot
-        if human and latest_with(d, f"pd:f1:{gid}:act:{seq}.") is not None:
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError("the race never came back to a driver")
-
-
-async def play_one_click(d: InProcessDriver, gid: int) -> None:
-    """The player to act clicks what the robot policy would choose (or the first offer)."""
-    game, state, seq = await state_of(d, gid)
-    seat = game.to_act(state)[0]
-    user = await seat_user(d, gid, seat)
-    wanted = game.robot_action(state, seat)
-    index = game.legal_actions(state, seat).index(wanted)
-    custom_id = f"pd:f1:{gid}:act:{seq}.{index}"
-    prompt = latest_with(d, f"pd:f1:{gid}:act:{seq}.")
-    assert prompt is not None, "no prompt for the current state"
-    offered = [b["custom_id"] for b in buttons(prompt)]
-    if custom_id not in offered:
-        # A Tactic card: it is offered only in the driver's ephemeral hand view.
-        hand = await d.click(f"pd:f1:{gid}:hand", user=user, message_id=int(prompt["id"]))
-        assert hand.ephemeral and custom_id in hand.last.custom_ids
-        calls = await d.click(custom_id, user=user)  # on the ephemeral hand message
-    else:
-        calls = await d.click(custom_id, user=user, message_id=int(prompt["id"]))
-    assert not any(c.ephemeral and "not your turn" in (c.content or "") for c in calls)
-    _, _, new_seq = await state_of(d, gid)
-    assert new_seq > seq
 
 
 async def test_full_race_two_users_and_a_robot(tmp_path: Path) -> None:
