@@ -60,36 +60,22 @@ async def run_demo(out: Path, *, seed: int = 2026, rounds: int = 3) -> int:
                 for i, m in enumerate(members)
             ]
             config = game.simulation_config(players=len(seats))
-            record, state = await play.new_game(
+            for entry, seat in zip(config.get("players") or [], seats, strict=False):
+                if isinstance(entry, dict) and "name" in entry:
+                    entry["name"] = seat.name  # the league's drivers, not "Robot N"
+            say(f"Round {number}: {rnd.name}")
+            state, actions = await _play_stored_game(
                 store,
+                out,
+                f"round{number}",
                 kind,
                 seed + number,
                 config,
                 seats,
-                guild_id=GUILD_ID,
+                renderers,
                 league_id=league.id,
                 round_id=rnd.id,
             )
-            say(f"Round {number}: {rnd.name} - game #{record.id} starts")
-            actions, played = 0, None
-            while not game.is_terminal(state):
-                seat = game.to_act(state)[0]
-                played = await play.act(
-                    store,
-                    record.id,
-                    game.robot_action(state, seat),
-                    actor=f"robot:{seat}",
-                    by_robot=True,
-                )
-                state, actions = played.state, actions + 1
-                for event in played.events:
-                    if event.text and event.kind in _HEADLINE_EVENTS:
-                        say(f"  {event.text}")
-                if actions % 200 == 0:
-                    say(f"  ... {actions} actions")
-                if actions == MID_RACE_ACTIONS:
-                    _write_race_image(out, number, kind, f"after{actions}", state, renderers)
-            _write_race_image(out, number, kind, "final", state, renderers)
             names = {s.seat: s.name for s in seats}
             result = ", ".join(
                 f"{p.place}. {names[p.seat]}"
@@ -105,6 +91,7 @@ async def run_demo(out: Path, *, seed: int = 2026, rounds: int = 3) -> int:
                     for r in report.rows
                 )
             )
+        await _other_games(store, out, seed, renderers)
         report = await standings_report(store, await store.league_by_id(league.id))
         (out / "standings.txt").write_text(
             f"{report.title()}\n{report.subtitle()}\n\n{report.text()}\n", "utf-8"
@@ -122,13 +109,79 @@ async def run_demo(out: Path, *, seed: int = 2026, rounds: int = 3) -> int:
         await store.close()
 
 
-_HEADLINE_EVENTS = {"spin", "pit", "finish", "retire"}
+_HEADLINE_EVENTS = {"spin", "pit", "finish", "retire", "race_scored", "out_of_fuel"}
+
+
+async def _play_stored_game(
+    store: SqliteStore,
+    out: Path,
+    label: str,
+    kind: str,
+    seed: int,
+    config: dict[str, Any],
+    seats: list[Seat],
+    renderers: dict[str, Any],
+    **where: Any,
+) -> tuple[Any, int]:
+    """Robots play a game to the end, every action through the rules and the store."""
+    game = games()[kind]
+    record, state = await play.new_game(
+        store, kind, seed, config, seats, guild_id=GUILD_ID, **where
+    )
+    say(f"  {game.title}: game #{record.id} starts")
+    actions = 0
+    while not game.is_terminal(state):
+        seat = game.to_act(state)[0]
+        played = await play.act(
+            store,
+            record.id,
+            game.robot_action(state, seat),
+            actor=f"robot:{seat}",
+            by_robot=True,
+        )
+        state, actions = played.state, actions + 1
+        for event in played.events:
+            if event.text and event.kind in _HEADLINE_EVENTS:
+                say(f"  {event.text}")
+        if actions % 200 == 0:
+            say(f"  ... {actions} actions")
+        if actions == MID_RACE_ACTIONS:
+            _write_race_image(out, label, kind, f"after{actions}", state, renderers)
+    _write_race_image(out, label, kind, "final", state, renderers)
+    return state, actions
+
+
+async def _other_games(store: SqliteStore, out: Path, seed: int, renderers: dict[str, Any]) -> None:
+    """One game of each other game that exists, outside the league."""
+    available = games()
+    extra: list[tuple[str, str, dict[str, Any]]] = []
+    if "pitformula" in available:
+        extra.append(("pitformula", "pitformula", {"players": 3}))
+    if "rf90" in available:
+        extra += [
+            (f"rf90-{t}", "rf90", {"players": 2, "track": t}) for t in ("barcelona", "silverstone")
+        ]
+    for label, kind, options in extra:
+        game = available[kind]
+        players = options["players"]
+        seats = [Seat(seat=i, user_id=None, name=DRIVERS[i], robot=True) for i in range(players)]
+        say(f"\n{game.title} ({label})")
+        state, actions = await _play_stored_game(
+            store, out, label, kind, seed, game.simulation_config(**options), seats, renderers
+        )
+        names = {s.seat: s.name for s in seats}
+        result = ", ".join(
+            f"{p.place}. {names.get(p.seat, p.seat)}" for p in game.classification(state)
+        )
+        say(f"  finished after {actions} actions: {result}")
+
+
 MID_RACE_ACTIONS = 120  # one board image in the middle of each race, one at the finish
 
 
 def _write_race_image(
-    out: Path, number: int, kind: str, label: str, state: Any, renderers: dict[str, Any]
+    out: Path, game_label: str, kind: str, label: str, state: Any, renderers: dict[str, Any]
 ) -> None:
     render = renderers.get(kind)
     if render is not None:
-        (out / "races" / f"round{number}-{kind}-{label}.png").write_bytes(render(state))
+        (out / "races" / f"{game_label}-{kind}-{label}.png").write_bytes(render(state))

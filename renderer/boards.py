@@ -9,6 +9,8 @@ from typing import Any
 # game name -> "module:function" taking the game state and returning PNG bytes
 _BOARDS = {
     "waddington": "renderer.waddington:render_board",
+    "pitformula": "renderer.pitformula:render_table",
+    "rf90": "renderer.rf90:render_track",
 }
 
 
