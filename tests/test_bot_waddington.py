@@ -103,3 +103,46 @@ async def test_full_race_two_users_and_a_robot(tmp_path: Path) -> None:
     assert (await verify_store(d.bot.store)).ok
     assert await d.bot.store.timers(gid) == []
     await d.close()
+
+
+async def test_league_round_race_records_points_once(tmp_path: Path) -> None:
+    async with InProcessDriver(make_bot(tmp_path / "lg.db"), world()) as d:
+        await d.slash("league", "create", name="Cup", game="waddington", user=ALICE)
+        await d.slash("league", "join", league="Cup", user=ALICE)
+        await d.slash("league", "round-set", league="Cup", number=1, name="Aintree", user=ALICE)
+        half = await d.slash("f1", "new", league="Cup", laps=1, user=ALICE)
+        assert half.ephemeral and "both `league` and `round`" in half.content
+        nonmember = await d.slash("f1", "new", league="Cup", round=1, user=BOB)
+        assert nonmember.ephemeral and "Join **Cup (season 1)** first" in nonmember.content
+        await d.slash("f1", "new", league="Cup", round=1, laps=1, robots=1, user=ALICE)
+        (gid,) = [g.id for g in await d.bot.store.list_games()]
+        refused = await d.click(f"pd:f1:{gid}:join", user=BOB)
+        assert refused.ephemeral and "join **Cup (season 1)** first" in refused.content
+        await d.slash("league", "join", league="Cup", user=BOB)
+        await d.click(f"pd:f1:{gid}:join", user=BOB)
+        await d.click(f"pd:f1:{gid}:start", user=ALICE)
+        await settled(d, gid)
+        for _ in range(400):
+            game, state, _ = await state_of(d, gid)
+            if game.is_terminal(state):
+                break
+            await play_one_click(d, gid)
+        league = await d.bot.store.get_league(d.world.guild_id, "Cup")
+        results = await d.bot.store.results(league.id)
+        seats = {s.seat: s for s in await d.bot.store.seats(gid)}
+        expected = sorted(
+            (seats[p.seat].user_id, p.place)
+            for p in game.classification(state)
+            if not seats[p.seat].robot
+        )
+        members = {m.id: m.user_id for m in await d.bot.store.members(league.id)}
+        assert sorted((members[r.member_id], r.place) for r in results) == expected
+        assert all(r.source == "game" and r.game_id == gid for r in results)
+        last = list(d.backend.messages.values())[-1]["content"]
+        assert "League points (Cup (season 1), recorded)" in last
+        standings = await d.slash("league", "standings", league="Cup")
+        points = {1: 10, 2: 8, 3: 6}
+        for user_id, place in expected:
+            name = {ALICE.id: "alice", BOB.id: "bob"}[user_id]
+            assert f"{name}" in standings.last.embed.description
+            assert f"{points[place]:>4} pts" in standings.last.embed.description

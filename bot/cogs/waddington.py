@@ -663,7 +663,8 @@ class WaddingtonCog(commands.Cog):
             + ("" if p.status == "running" else f" ({p.status})")
             for p in placings
         ]
-        recorded = await play.record_finish(self.store, record.id, game, state)
+        if not record.results_recorded:  # play.act records them at the finish; this is a
+            await play.record_finish(self.store, record.id, game, state)  # safety net
         if record.league_id is not None:
             league = await self.store.league_by_id(record.league_id)
             table = league_points_table(league)
@@ -672,8 +673,7 @@ class WaddingtonCog(commands.Cog):
                 for p in placings
                 if seats[p.seat].user_id is not None and not seats[p.seat].robot
             ]
-            note = "recorded" if recorded else "already recorded"
-            lines.append(f"\nLeague points ({league.label}, {note}): " + ", ".join(points))
+            lines.append(f"\nLeague points ({league.label}, recorded): " + ", ".join(points))
         await thread.send(
             "🏁 **Classification**\n" + "\n".join(lines),
             file=_file(render_classification(state, names), f"race{record.id}-result.png"),
