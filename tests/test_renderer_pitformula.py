@@ -1,0 +1,251 @@
+"""Pit Formula images: valid PNGs, budgets, determinism, and that tokens, taken slots and the
+scoring sheet are drawn where the layout helpers say."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from PIL import Image
+
+from renderer.pitformula import (
+    BAD,
+    GOOD,
+    PANEL,
+    PART_FILL,
+    TABLE_HEIGHT,
+    TABLE_WIDTH,
+    render_scoring,
+    render_solo_clock,
+    render_table,
+    scoring_layout,
+    token_fill_xy,
+    token_xy,
+)
+from rules.pitformula import GAME, PitFormulaState, coord_of
+from rules.pitformula.state import ON_TABLE, OUT_OF_PLAY, Fix, Go, Reveal
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+BUDGET = 200_000
+PARTS = {"T": "tyre", "W": "wing", "G": "gas", "E": "engine"}
+ERRORS = {"mode": "standard", "players": 4}
+ERRORS["skills"] = [{"speed_ms": 4000, "error_rate": 0.3, "greed": 0.6}] * 4
+
+
+def open_png(data: bytes) -> Image.Image:
+    assert data.startswith(PNG_MAGIC)
+    image = Image.open(io.BytesIO(data))
+    image.load()
+    return image.convert("RGB")
+
+
+def pixels(image: Image.Image) -> list[tuple[int, ...]]:
+    raw = image.convert("RGB").tobytes()
+    return [tuple(raw[i : i + 3]) for i in range(0, len(raw), 3)]
+
+
+def close(a: tuple[int, ...], b: tuple[int, ...], tol: int = 30) -> bool:
+    return all(abs(x - y) <= tol for x, y in zip(a, b, strict=True))
+
+
+def new(seed: int = 1, **config) -> PitFormulaState:
+    return GAME.new_game(seed, {"mode": "standard", "players": 4, **config})
+
+
+def go(state: PitFormulaState) -> PitFormulaState:
+    state, _ = GAME.apply(state, Go(seat=state.cars[state.starter].seats[0]))
+    return state
+
+
+def first_on_table(state: PitFormulaState, letter: str) -> str:
+    slot = next(
+        s for s, f in enumerate(state.faces) if f[0] == letter and state.where[s] == ON_TABLE
+    )
+    return coord_of(slot)
+
+
+def play_one_race(seed: int, config: dict) -> tuple[PitFormulaState, PitFormulaState]:
+    """Robots play until a race is scored: (the state before the race-ending action, after)."""
+    state = GAME.new_game(seed, config)
+    before = state
+    for _ in range(5000):
+        if state.results:
+            return before, state
+        seats = GAME.to_act(state)
+        if state.phase == "ready":
+            action = GAME.robot_action(state, seats[0])
+        else:
+            choices = [GAME.robot_action(state, s) for s in seats]
+            action = min(choices, key=lambda a: (getattr(a, "at_ms", None) or 0, a.seat))
+        before = state
+        state, _ = GAME.apply(state, action)
+    raise AssertionError("the race did not end")
+
+
+# --- the table ------------------------------------------------------------------------------
+
+
+def test_table_is_a_small_png_of_the_planned_size_and_deterministic():
+    state = go(new())
+    data = render_table(state)
+    image = open_png(data)
+    assert image.size == (TABLE_WIDTH, TABLE_HEIGHT)
+    assert len(data) < BUDGET
+    assert render_table(state) == data
+    assert render_table(new()) != data  # the header (crash card) is drawn per state
+
+
+def test_token_cells_follow_the_coordinates():
+    # block 1 is a-g, block 2 h-n, rows 1-5 downwards
+    assert token_xy("a1")[0] < token_xy("g1")[0] < token_xy("h1")[0] < token_xy("n1")[0]
+    assert token_xy("a1")[1] < token_xy("a5")[1]
+    assert token_xy("h3")[0] - token_xy("g3")[0] > token_xy("b3")[0] - token_xy("a3")[0]
+    for coord in ("a1", "n5", "g3", "h2"):
+        x, y = token_xy(coord)
+        assert 0 < x < TABLE_WIDTH and 0 < y < TABLE_HEIGHT
+
+
+def test_each_token_shows_its_part_colour():
+    state = go(new())
+    image = open_png(render_table(state))
+    for slot, face in enumerate(state.faces):
+        coord = coord_of(slot)
+        part = PARTS[face[0]]
+        got = image.getpixel(token_fill_xy(coord, part))
+        assert close(got, PART_FILL[part]), (coord, face, got)
+    tyre, engine = first_on_table(state, "T"), first_on_table(state, "E")
+    assert not close(
+        image.getpixel(token_fill_xy(tyre, "tyre")),
+        image.getpixel(token_fill_xy(engine, "engine")),
+        tol=60,
+    )
+
+
+def test_the_digit_is_drawn_in_white_on_the_token():
+    state = go(new())
+    image = open_png(render_table(state))
+    coord = first_on_table(state, "E")
+    x, y = token_xy(coord)
+    box = image.crop((x - 12, y - 14, x + 12, y + 14))
+    whites = sum(1 for p in pixels(box) if min(p) > 230)
+    assert whites > 40
+
+
+def test_a_token_taken_by_a_fix_leaves_an_empty_slot():
+    state = go(new())
+    seat = 0
+    state, _ = GAME.apply(state, Reveal(seat=seat, cards=["t1"], at_ms=100))
+    coord = first_on_table(state, "T")
+    before = open_png(render_table(state))
+    assert close(before.getpixel(token_fill_xy(coord, "tyre")), PART_FILL["tyre"])
+    state, _ = GAME.apply(state, Fix(seat=seat, card="t1", tokens=[coord], at_ms=200))
+    assert state.where[coord_of_index(coord)] == 0
+    after = open_png(render_table(state))
+    got = after.getpixel(token_fill_xy(coord, "tyre"))
+    assert not close(got, PART_FILL["tyre"], tol=60)
+    assert close(got, PANEL, tol=8)
+    # every other token is unchanged
+    other = first_on_table(state, "T")
+    assert after.getpixel(token_fill_xy(other, "tyre")) == before.getpixel(
+        token_fill_xy(other, "tyre")
+    )
+
+
+def coord_of_index(coord: str) -> int:
+    from rules.pitformula import slot_of
+
+    return slot_of(coord)
+
+
+def test_basic_game_engine_tokens_are_not_drawn():
+    state = go(new(basic=True))
+    slots = [s for s, w in enumerate(state.where) if w == OUT_OF_PLAY]
+    assert slots and all(state.faces[s][0] == "E" for s in slots)
+    image = open_png(render_table(state))
+    for s in slots:
+        assert not close(image.getpixel(token_fill_xy(coord_of(s), "engine")), PART_FILL["engine"])
+
+
+def test_spares_left_change_the_header():
+    state = go(new())
+    a = render_table(state)
+    state = state.model_copy(deep=True)
+    state.race.spares_left = 3
+    assert render_table(state) != a
+
+
+def test_table_renders_before_go_and_in_a_super_race():
+    assert open_png(render_table(new())).size == (TABLE_WIDTH, TABLE_HEIGHT)
+    state = go(new(races=1))
+    assert state.race.super
+    assert len(render_table(state)) < BUDGET
+
+
+# --- the scoring sheet ----------------------------------------------------------------------
+
+
+def test_scoring_needs_a_scored_race():
+    with pytest.raises(ValueError, match="no race"):
+        render_scoring(new())
+
+
+def test_scoring_after_a_simulated_race():
+    board, state = play_one_race(4, ERRORS)
+    result = state.results[-1]
+    names = {0: "Ayrton", 1: "Björn", 2: "Carla", 3: "Dmitri"}
+    data = render_scoring(state, names, board=board)
+    image = open_png(data)
+    layout = scoring_layout(state)
+    assert image.size == (layout.width, layout.height)
+    assert layout.rows == len(result.cars) == 4
+    assert len(data) < BUDGET
+    assert render_scoring(state, names, board=board) == data
+    assert render_scoring(state, {0: "Someone else"}, board=board) != data
+    marks = 0
+    for row, cr in enumerate(result.cars):
+        for slot in cr.correct + cr.errors:
+            want = GOOD if slot in cr.correct else BAD
+            x, y = layout.mark_xy(row, slot)
+            box = image.crop((x - 10, y - 10, x + 10, y + 10))
+            assert any(close(p, want, tol=40) for p in pixels(box)), (row, slot)
+            marks += 1
+    assert marks and any(cr.errors for cr in result.cars)  # both kinds of mark were checked
+    # no mark where a card has no tokens
+    empty = next(
+        (r, s)
+        for r, cr in enumerate(result.cars)
+        for s in ("t1", "t2", "t3", "t4", "w", "g", "e")
+        if s not in cr.correct + cr.errors
+    )
+    x, y = layout.mark_xy(*empty)
+    box = image.crop((x - 10, y - 10, x + 10, y + 10))
+    assert not any(close(p, GOOD, tol=40) or close(p, BAD, tol=40) for p in pixels(box))
+
+
+def test_scoring_without_the_board_and_board_must_match():
+    board, state = play_one_race(2, ERRORS)
+    assert render_scoring(state) != render_scoring(state, board=board)
+    with pytest.raises(ValueError, match="repair phase"):
+        render_scoring(state, board=state)
+
+
+def test_solo_scoring_has_a_rival_row():
+    board, state = play_one_race(5, {"mode": "solo", "players": 1})
+    assert state.results[-1].rival is not None
+    layout = scoring_layout(state)
+    assert layout.rows == 2
+    assert open_png(render_scoring(state, board=board)).size == (layout.width, layout.height)
+
+
+# --- the stopwatch --------------------------------------------------------------------------
+
+
+def test_solo_clock():
+    full = render_solo_clock(60_000, 60_000)
+    low = render_solo_clock(3_000, 60_000)
+    assert open_png(full).size == open_png(low).size
+    assert full != low and render_solo_clock(3_000, 60_000) == low
+    assert len(full) < 50_000
+    image = open_png(low)
+    assert any(close(p, BAD, tol=40) for p in pixels(image))  # red when nearly out
+    assert not any(close(p, BAD, tol=40) for p in pixels(open_png(full)))
