@@ -17,7 +17,7 @@ from store import SqliteStore
 
 log = logging.getLogger("paddock")
 
-COGS = ("bot.cogs.league", "bot.cogs.waddington")
+COGS = ("bot.cogs.league", "bot.cogs.waddington", "bot.cogs.pitformula")
 
 # What the invite URL in README.md asks for; a test keeps the two in step.
 REQUIRED_PERMISSIONS = discord.Permissions(

@@ -1,0 +1,168 @@
+"""Pit Formula through discord.py's real command tree: two users grabbing one token, a whole
+2-player championship, and a solo game whose stopwatch runs out."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rules.base import get_game
+from rules.pitformula import Clear, Fix, Retire, Reveal, TakeFlag, coord_of
+from store.verify import verify_store
+from tests.bot_helpers import dump, make_bot, world
+from tests.fakediscord import ALICE, BOB, InProcessDriver
+
+USERS = {ALICE.id: ALICE, BOB.id: BOB}
+PARTS = {"t1": "t1", "t2": "t2", "t3": "t3", "t4": "t4", "w": "w", "g": "g", "e": "e"}
+
+
+@pytest.fixture
+async def driver(tmp_path: Path) -> AsyncIterator[InProcessDriver]:
+    bot = make_bot(tmp_path / "pit.db")
+    async with InProcessDriver(bot, world()) as d:
+        cog = bot.get_cog("PitCog")
+        cog.countdown_seconds = 0
+        cog.edit_interval = 0.01
+        yield d
+
+
+async def current(d: InProcessDriver) -> tuple[Any, Any, Any]:
+    (record,) = [g for g in await d.bot.store.list_games() if g.kind == "pitformula"]
+    game = get_game("pitformula")
+    return record, game, game.load_state(record.state_json)
+
+
+async def user_of(d: InProcessDriver, gid: int, seat: int):  # noqa: ANN201
+    return USERS[{s.seat: s.user_id for s in await d.bot.store.seats(gid)}[seat]]
+
+
+async def test_two_users_race_for_the_same_token(driver: InProcessDriver) -> None:
+    started = await driver.slash("pit", "start", players=f"<@{BOB.id}>", races=1, user=ALICE)
+    assert any("Pit Formula" in (c.content or "") for c in started)
+    record, game, state = await current(driver)
+    assert state.phase == "repair"
+    # A tyre token on the table and a face-up tyre card for each player.
+    slot = next(i for i, f in enumerate(state.faces) if f[0] == "T" and state.where[i] < 0)
+    coord = coord_of(slot)
+    cards = {}
+    for seat, user in ((0, ALICE), (1, BOB)):
+        car = state.cars[seat]
+        tyre = next((c for c in car.cards if c.slot.startswith("t") and c.revealed), None)
+        if tyre is None:
+            tyre = next(c for c in car.cards if c.slot.startswith("t"))
+            await driver.click(f"pd:pit:{record.id}:cards", user=user)
+            await driver.click(f"pd:pit:{record.id}:reveal:{tyre.slot}", user=user)
+        cards[user.id] = tyre.slot
+    mark = driver.backend.mark()
+    await asyncio.gather(
+        driver.slash("pit", "fix", part=cards[ALICE.id], tokens=coord, user=ALICE),
+        driver.slash("pit", "fix", part=cards[BOB.id], tokens=coord, user=BOB),
+    )
+    answers = [c for c in driver.backend.calls[mark:] if c.kind == "interaction_response"]
+    assert len(answers) == 2 and all(c.ephemeral for c in answers)
+    won = [c for c in answers if "laid on" in c.content]
+    lost = [c for c in answers if "laid on" not in c.content]
+    assert len(won) == 1 and len(lost) == 1, [c.content for c in answers]
+    assert coord in lost[0].content
+    _, _, after = await current(driver)
+    holders = [i for i, car in enumerate(after.cars) for cs in car.cards if slot in cs.tokens]
+    assert len(holders) == 1
+
+
+async def test_bad_repairs_are_refused_and_change_nothing(driver: InProcessDriver) -> None:
+    await driver.slash("pit", "start", players=f"<@{BOB.id}>", races=1, user=ALICE)
+    record, _, state = await current(driver)
+    hidden = next(c.slot for c in state.cars[0].cards if not c.revealed)
+    engine_slot = next(i for i, f in enumerate(state.faces) if f[0] == "E")
+    for tokens, part, expect in [
+        ("z9", "t1", "is not a token"),
+        (coord_of(engine_slot), "t1", ""),
+    ]:
+        before = await dump(driver.bot.store)
+        calls = await driver.slash("pit", "fix", part=part, tokens=tokens, user=ALICE)
+        assert calls.ephemeral and expect in calls.content
+        assert await dump(driver.bot.store) == before
+    before = await dump(driver.bot.store)
+    calls = await driver.slash("pit", "fix", part=hidden, tokens="a1", user=ALICE)
+    assert calls.ephemeral and await dump(driver.bot.store) == before
+    outsider = await driver.slash(
+        "pit",
+        "flag",
+        user=driver.world.users[
+            next(
+                u
+                for u in driver.world.users
+                if u not in (ALICE.id, BOB.id) and not driver.world.users[u].bot
+            )
+        ],
+    )
+    assert outsider.ephemeral and "not in this game" in outsider.content
+
+
+async def do(d: InProcessDriver, gid: int, seat: int, action: Any) -> None:
+    """Send the robot crew's choice the way a player would."""
+    user = await user_of(d, gid, seat)
+    if isinstance(action, Fix):
+        await d.slash(
+            "pit", "fix", part=PARTS[action.card], tokens=" ".join(action.tokens), user=user
+        )
+    elif isinstance(action, Reveal):
+        await d.click(f"pd:pit:{gid}:cards", user=user)
+        for card in action.cards:
+            await d.click(f"pd:pit:{gid}:reveal:{card}", user=user)
+    elif isinstance(action, TakeFlag):
+        await d.slash("pit", "flag", user=user)
+    elif isinstance(action, Clear | Retire):
+        # No slash command of their own: the same rules call as the typed shorthand.
+        text = f"clear {action.card}" if isinstance(action, Clear) else "retire"
+        from rules.pitformula import parse_command
+
+        await d.bot.get_cog("PitCog")._act(gid, user.id, parse_command(text))
+    else:
+        raise AssertionError(f"unexpected {action}")
+
+
+async def test_full_two_player_championship(driver: InProcessDriver) -> None:
+    await driver.slash("pit", "start", races=5, user=ALICE)  # a lobby with a Join button
+    (record,) = await driver.bot.store.list_games()
+    assert record.status == "lobby"
+    await driver.click(f"pd:pit:{record.id}:join", user=BOB)
+    refused = await driver.click(f"pd:pit:{record.id}:start", user=BOB)
+    assert refused.ephemeral and "Only the host" in refused.content
+    await driver.click(f"pd:pit:{record.id}:start", user=ALICE)
+    for _ in range(600):
+        record, game, state = await current(driver)
+        if game.is_terminal(state):
+            break
+        seat = game.to_act(state)[0]
+        await do(driver, record.id, seat, game.robot_action(state, seat))
+    assert game.is_terminal(state) and len(state.results) == 5
+    texts = [str(m.get("content")) for m in driver.backend.messages.values()]
+    assert sum("scored" in t for t in texts) == 5
+    assert any("Final standings" in t for t in texts)
+    scoring = [f for c in driver.backend.calls for f in c.files if f.filename == "scoring.png"]
+    assert len(scoring) == 5 and all(f.is_png for f in scoring)
+    assert (await verify_store(driver.bot.store)).ok
+
+
+async def test_solo_stopwatch_runs_out(driver: InProcessDriver) -> None:
+    await driver.slash("pit", "solo", rival="rookie", races=1, user=ALICE)
+    record, game, state = await current(driver)
+    assert state.phase == "repair" and state.race.deadline_ms
+    timers = await driver.bot.store.timers(record.id)
+    assert [t.event for t in timers] == ["pit_time_up"]
+    driver.bot.timers.clock = lambda: timers[0].due_at + 1
+    driver.bot.timers._restart()
+    for _ in range(300):
+        await asyncio.sleep(0.02)
+        texts = [str(m.get("content")) for m in driver.backend.messages.values()]
+        if any("Final standings" in t for t in texts):
+            break
+    assert any("stopwatch ran out" in t for t in texts)
+    assert any("Rival:" in t for t in texts)
+    record, game, state = await current(driver)
+    assert game.is_terminal(state) and state.results[-1].ended_by == "time_up"
