@@ -59,6 +59,17 @@ def rss_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
+async def answer_ms(driver: Any, *path: str, **options: Any) -> float:
+    """From the interaction's arrival to the bot's answer to it (not to the end of any
+    follow-up work the command starts)."""
+    payload = driver.slash_payload(*path, **options)
+    start = time.perf_counter()
+    await driver.dispatch(payload)
+    marker = f"/interactions/{payload['id']}/"
+    answer = next(c for c in driver.backend.calls if marker in c.path)
+    return (answer.at - start) * 1000
+
+
 def _driver_modules() -> Any:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))  # the fake Discord lives in tests/ (dev install)
@@ -184,6 +195,167 @@ async def bench_waddington(quick: bool) -> dict[str, Any]:
     }
 
 
+async def bench_pitformula(quick: bool) -> dict[str, Any]:
+    """`/pit fix` answers through the command tree (rules + store), the images, and ten
+    games running at once in one process."""
+    from renderer.pitformula import render_scoring, render_table
+    from rules.base import get_game
+    from rules.pitformula import Fix
+
+    bot_helpers, fakediscord = _driver_modules()
+    from tests.fakediscord import payloads as pl
+
+    game = get_game("pitformula")
+    channels = [pl.RACES_CHANNEL_ID + 100 + i for i in range(10)]
+    world = bot_helpers.world()
+    for i, cid in enumerate(channels):
+        world.add_channel(pl.text_channel_payload(cid, f"pit-{i}"))
+    users = {pl.ALICE.id: pl.ALICE, pl.BOB.id: pl.BOB}
+
+    async def seat_user(gid: int, seat: int) -> Any:
+        return users[{s.seat: s.user_id for s in await bot.store.seats(gid)}[seat]]
+
+    async def next_fix(gid: int) -> tuple[Any, Fix] | None:
+        """The next repair a crew would make in this game (other moves are made directly)."""
+        for _ in range(200):
+            record = await bot.store.load_game(gid)
+            state = game.load_state(record.state_json)
+            if game.is_terminal(state):
+                return None
+            if state.phase != "repair":  # between races: the next Go! is on its way
+                await asyncio.sleep(0.01)
+                continue
+            seat = game.to_act(state)[0]
+            action = game.robot_action(state, seat)
+            if isinstance(action, Fix):
+                return await seat_user(gid, seat), action
+            await bot.get_cog("PitCog")._act(
+                gid, (await seat_user(gid, seat)).id, action.model_dump(exclude={"seat"})
+            )
+        return None
+
+    fixes: list[float] = []
+    together: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        bot = bot_helpers.make_bot(Path(tmp) / "pit.db")
+        async with fakediscord.InProcessDriver(bot, world) as driver:
+            cog = bot.get_cog("PitCog")
+            cog.countdown_seconds = 0
+            games: list[int] = []
+            for cid in channels:
+                await driver.slash(
+                    "pit",
+                    "start",
+                    players=f"<@{pl.BOB.id}>",
+                    races=12,
+                    user=pl.ALICE,
+                    channel_id=cid,
+                )
+                games.append(max(g.id for g in await bot.store.list_games()))
+            while len(fixes) < (30 if quick else 200):
+                found = await next_fix(games[0])
+                if found is None:
+                    break
+                user, fix = found
+                start = time.perf_counter()
+                await driver.slash(
+                    "pit",
+                    "fix",
+                    part=fix.card,
+                    tokens=" ".join(fix.tokens),
+                    user=user,
+                    channel_id=channels[0],
+                )
+                fixes.append((time.perf_counter() - start) * 1000)
+
+            async def one(index: int) -> float | None:
+                found = await next_fix(games[index])
+                if found is None:
+                    return None
+                user, fix = found
+                start = time.perf_counter()
+                await driver.slash(
+                    "pit",
+                    "fix",
+                    part=fix.card,
+                    tokens=" ".join(fix.tokens),
+                    user=user,
+                    channel_id=channels[index],
+                )
+                return (time.perf_counter() - start) * 1000
+
+            for _ in range(3 if quick else 10):
+                results = await asyncio.gather(*(one(i) for i in range(len(games))))
+                together += [r for r in results if r is not None]
+    state = game.new_game(3, game.simulation_config(players=4))
+    while state.phase != "repair" or not state.cars[0].cards[0].tokens:
+        before = state
+        state, _ = game.apply(state, game.robot_action(state, game.to_act(state)[0]))
+        if state.results:
+            break
+    table_ms, table = [], b""
+    for _ in range(20 if quick else 100):
+        start = time.perf_counter()
+        table = render_table(state)
+        table_ms.append((time.perf_counter() - start) * 1000)
+    while not state.results:
+        before = state
+        state, _ = game.apply(state, game.robot_action(state, game.to_act(state)[0]))
+    start = time.perf_counter()
+    scoring = render_scoring(state, board=before)
+    scoring_ms = (time.perf_counter() - start) * 1000
+    return {
+        "move_ms": percentiles(fixes),
+        "render_ms": {
+            "table": percentiles(table_ms),
+            "scoring": {"p50": round(scoring_ms, 3), "p99": round(scoring_ms, 3)},
+        },
+        "png_bytes": {"table": len(table), "scoring": len(scoring)},
+        "concurrency": {
+            "games": len(games),
+            "p99_ms": percentiles(together)["p99"],
+            "max_ms": round(max(together), 3),
+        },
+    }
+
+
+def bench_rf90(quick: bool) -> dict[str, Any]:
+    """A 10-car Barcelona race (4 robot-driven player seats and 6 robots), one action's
+    apply time, the snapshot size and the track image."""
+    from renderer.rf90 import render_track
+    from rules.base import get_game
+
+    game = get_game("rf90")
+    races: list[float] = []
+    applies: list[float] = []
+    biggest = 0
+    state = None
+    for seed in range(1 if quick else 5):
+        start = time.perf_counter()
+        state = game.new_game(seed, game.simulation_config(players=4, track="barcelona"))
+        while not game.is_terminal(state):
+            action = game.robot_action(state, game.to_act(state)[0])
+            t0 = time.perf_counter()
+            state, _ = game.apply(state, action)
+            applies.append((time.perf_counter() - t0) * 1000)
+            biggest = max(biggest, len(state.model_dump_json()))
+        races.append((time.perf_counter() - start) * 1000)
+    assert state is not None
+    render_track(state)  # the static layer, once per process
+    track_ms, track = [], b""
+    for _ in range(10 if quick else 50):
+        start = time.perf_counter()
+        track = render_track(state)
+        track_ms.append((time.perf_counter() - start) * 1000)
+    return {
+        "race_10_cars_ms": percentiles(races),
+        "apply_ms": percentiles(applies),
+        "snapshot_bytes_max": biggest,
+        "render_ms": {"track": percentiles(track_ms)},
+        "png_bytes": {"track": len(track)},
+    }
+
+
 async def bench_memory() -> dict[str, float]:
     """RSS after 1, 10 and 200 leagues with results and a rendered standings each."""
     from bot.league_tables import standings_report
@@ -223,7 +395,12 @@ def bench_simulations(quick: bool) -> dict[str, dict[str, Any]]:
 async def run_bench(quick: bool = False) -> dict[str, Any]:
     result: dict[str, Any] = {"calibration_ms": calibration_ms(), "quick": quick}
     league, concurrency = await bench_league(quick)
-    result["games"] = {"league": league, "waddington": await bench_waddington(quick)}
+    result["games"] = {
+        "league": league,
+        "waddington": await bench_waddington(quick),
+        "pitformula": await bench_pitformula(quick),
+        "rf90": bench_rf90(quick),
+    }
     for name, figures in bench_simulations(quick).items():
         result["games"].setdefault(name, {}).update(figures)
     result["concurrency"] = concurrency

@@ -614,6 +614,24 @@ class SqliteStore:
         )
         return [GameRecord.from_row(r) for r in rows]
 
+    async def find_game(
+        self, kind: str, *, channel_id: int | None = None, thread_id: int | None = None
+    ) -> GameRecord | None:
+        """The newest unfinished game of this kind in a channel or thread."""
+        where, args = ["g.kind = ?", "g.status IN ('lobby', 'running')"], [kind]
+        if channel_id is not None:
+            where.append("g.channel_id = ?")
+            args.append(channel_id)
+        if thread_id is not None:
+            where.append("g.thread_id = ?")
+            args.append(thread_id)
+        row = await self._one(
+            f"SELECT {_GAME_COLUMNS} FROM games g LEFT JOIN game_snapshots s"
+            f" ON s.game_id = g.id WHERE {' AND '.join(where)} ORDER BY g.id DESC LIMIT 1",
+            args,
+        )
+        return GameRecord.from_row(row) if row else None
+
     async def update_game(self, game_id: int, **fields: Any) -> None:
         """Set bookkeeping columns (thread, live message, status), never the state."""
         allowed = {"thread_id", "status_message_id", "channel_id", "status"}

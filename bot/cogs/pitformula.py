@@ -285,7 +285,7 @@ class PitCog(commands.Cog):
         names = await self._names(game_id)
         message = await channel.send(
             "**Go!**\n" + self._race_text(state, names),
-            file=_file(render_table(state), "table.png"),
+            file=_file(await asyncio.to_thread(render_table, state), "table.png"),
             view=view_of(
                 button("My cards", AREA, game_id, "cards", style=discord.ButtonStyle.primary),
                 button("Take flag", AREA, game_id, "flag", style=discord.ButtonStyle.success),
@@ -341,14 +341,10 @@ class PitCog(commands.Cog):
         await message.add_reaction("✅")
 
     async def _game_in_channel(self, channel_id: int | None) -> int:
-        for record in await self.store.list_games(unfinished_only=True):
-            if (
-                record.kind == KIND
-                and record.channel_id == channel_id
-                and (record.status == "running")
-            ):
-                return record.id
-        raise PaddockError("There is no Pit Formula race running in this channel.")
+        record = await self.store.find_game(KIND, channel_id=channel_id)
+        if record is None or record.status != "running":
+            raise PaddockError("There is no Pit Formula race running in this channel.")
+        return record.id
 
     async def _act(self, game_id: int, user_id: int, fields: dict[str, Any]) -> str:
         """One player's action through the rules; the answer for that player."""
@@ -509,7 +505,7 @@ class PitCog(commands.Cog):
                 channel = await self._channel(record)
                 await channel.get_partial_message(record.status_message_id).edit(
                     content="**Go!**\n" + self._race_text(state, await self._names(game_id)),
-                    attachments=[_file(render_table(state), "table.png")],
+                    attachments=[_file(await asyncio.to_thread(render_table, state), "table.png")],
                 )
             except discord.HTTPException:
                 log.warning("could not edit the race message of game %s", game_id, exc_info=True)
@@ -538,10 +534,8 @@ class PitCog(commands.Cog):
                 )
                 + f" (scores {scores})"
             )
-            await channel.send(
-                "\n".join(lines),
-                file=_file(render_scoring(state, names, board=before), "scoring.png"),
-            )
+            png = await asyncio.to_thread(render_scoring, state, names, board=before)
+            await channel.send("\n".join(lines), file=_file(png, "scoring.png"))
             await self.bot.timers.cancel_for_game(game_id)
             if state.phase == "over":
                 await self._final(record, state, names, channel)

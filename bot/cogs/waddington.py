@@ -259,13 +259,12 @@ class WaddingtonCog(commands.Cog):
 
     async def _game_here(self, interaction: discord.Interaction) -> GameRecord:
         """The race whose thread this is."""
-        channel_id = interaction.channel_id
-        for record in await self.store.list_games(unfinished_only=True):
-            if record.kind == KIND and record.thread_id == channel_id:
-                if record.status != "running":
-                    raise PaddockError("This race has not started yet.")
-                return record
-        raise PaddockError("Use this in the thread of a running Waddington's race.")
+        record = await self.store.find_game(KIND, thread_id=interaction.channel_id)
+        if record is None:
+            raise PaddockError("Use this in the thread of a running Waddington's race.")
+        if record.status != "running":
+            raise PaddockError("This race has not started yet.")
+        return record
 
     # Buttons ---------------------------------------------------------------------------
 

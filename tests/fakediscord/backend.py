@@ -12,6 +12,7 @@ import inspect
 import itertools
 import json as _json
 import re
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -81,6 +82,7 @@ class Call:
     status: int = 200
     response: Any = None
     message: dict[str, Any] | None = None  # message object created / edited by this call
+    at: float = field(default_factory=time.perf_counter)  # when the fake received it
 
     # -- classification
     @property
