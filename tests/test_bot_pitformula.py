@@ -27,6 +27,7 @@ async def driver(tmp_path: Path) -> AsyncIterator[InProcessDriver]:
         cog = bot.get_cog("PitCog")
         cog.countdown_seconds = 0
         cog.edit_interval = 0.01
+        cog.clock_interval = 0.05
         yield d
 
 
@@ -155,6 +156,16 @@ async def test_solo_stopwatch_runs_out(driver: InProcessDriver) -> None:
     assert state.phase == "repair" and state.race.deadline_ms
     timers = await driver.bot.store.timers(record.id)
     assert [t.event for t in timers] == ["pit_time_up"]
+    clock = next(
+        m for m in driver.backend.messages.values() if "stopwatch" in str(m.get("content"))
+    )
+    await asyncio.sleep(0.2)
+    edits = [
+        c
+        for c in driver.backend.calls
+        if c.kind == "edit_message" and c.path.endswith(f"/{clock['id']}")
+    ]
+    assert edits and "left" in edits[-1].json["content"]
     driver.bot.timers.clock = lambda: timers[0].due_at + 1
     driver.bot.timers._restart()
     for _ in range(300):
@@ -166,3 +177,37 @@ async def test_solo_stopwatch_runs_out(driver: InProcessDriver) -> None:
     assert any("Rival:" in t for t in texts)
     record, game, state = await current(driver)
     assert game.is_terminal(state) and state.results[-1].ended_by == "time_up"
+
+
+async def test_typed_shorthand_goes_through_the_same_rules_call(
+    driver: InProcessDriver,
+) -> None:
+    from tests.fakediscord import payloads as pl
+
+    await driver.slash("pit", "start", players=f"<@{BOB.id}>", races=1, user=ALICE)
+    record, game, state = await current(driver)
+    slot = next(i for i, f in enumerate(state.faces) if f[0] == "T" and state.where[i] < 0)
+
+    async def typed(text: str, author: Any) -> list[Any]:
+        mark = driver.backend.mark()
+        message = pl.message_payload(
+            driver.world, channel_id=record.channel_id, body={"content": text}, author=author
+        )
+        driver.bot._connection.parsers["MESSAGE_CREATE"](message)
+        for _ in range(100):
+            await asyncio.sleep(0.01)
+            if driver.backend.calls[mark:]:
+                break
+        return driver.backend.calls[mark:]
+
+    bad = await typed("t1 q9", ALICE)
+    assert any(c.kind == "channel_message" and "is not a token" in c.json["content"] for c in bad)
+    card = next(c for c in state.cars[0].cards if c.slot == "t1")
+    if not card.revealed:
+        await typed("reveal t1", ALICE)
+    good = await typed(f"{card.slot} {coord_of(slot)}", ALICE)
+    assert any("reactions" in c.path for c in good)
+    _, _, after = await current(driver)
+    assert slot in next(c for c in after.cars[0].cards if c.slot == card.slot).tokens
+    log = await driver.bot.store.actions(record.id)
+    assert log[-1].actor == str(ALICE.id) and '"kind":"fix"' in log[-1].action_json

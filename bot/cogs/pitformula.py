@@ -92,6 +92,7 @@ class PitCog(commands.Cog):
 
     countdown_seconds: float = 3.0
     edit_interval: float = 1.5
+    clock_interval: float = 5.0  # how often the solo stopwatch message is edited
 
     def __init__(self, bot: PaddockBot) -> None:
         self.bot = bot
@@ -295,6 +296,28 @@ class PitCog(commands.Cog):
         if state.race.deadline_ms is not None:
             due = self.bot.timers.clock() + state.race.deadline_ms / 1000
             await self.bot.timers.create("pit_time_up", due, {"race": state.race.number}, game_id)
+            clock = await channel.send(_stopwatch(state.race.deadline_ms))
+            task = asyncio.create_task(
+                self._run_stopwatch(game_id, state.race.number, clock, due),
+                name=f"paddock-pit-clock-{game_id}",
+            )
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+
+    async def _run_stopwatch(
+        self, game_id: int, race: int, message: discord.Message, due: float
+    ) -> None:
+        """Edit the stopwatch message until the race is over or the time is up."""
+        while True:
+            await asyncio.sleep(self.clock_interval)
+            _, _, state = await play.load(self.store, game_id)
+            left_ms = int((due - self.bot.timers.clock()) * 1000)
+            if state.race.number != race or state.phase != "repair" or left_ms <= 0:
+                return
+            try:
+                await message.edit(content=_stopwatch(left_ms))
+            except discord.HTTPException:
+                log.warning("could not edit the stopwatch of game %s", game_id, exc_info=True)
 
     # Playing ---------------------------------------------------------------------------
 
@@ -601,6 +624,11 @@ def _answer(action: Any, state: PitFormulaState, seat: int) -> str:
     if isinstance(action, Reveal):
         return f"Turned over {', '.join(action.cards)}: see `My cards`."
     return "Done."
+
+
+def _stopwatch(left_ms: int) -> str:
+    seconds = max(0, left_ms // 1000)
+    return f"⏱ Rival's stopwatch: **{seconds // 60}:{seconds % 60:02d}** left"
 
 
 async def _member(guild: discord.Guild | None, user_id: int) -> discord.Member | None:
