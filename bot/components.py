@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.errors import report_error
+from store.models import Seat
 
 if TYPE_CHECKING:
     from bot.client import PaddockBot
@@ -99,6 +100,11 @@ class PaddockButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEM
             await handler(interaction, self.ref, self.action, self.arg)
         except Exception as exc:  # one error path for components too
             await report_error(interaction, exc)
+
+
+def human_seat(seat: int, user: discord.abc.User) -> Seat:
+    """A game seat for a Discord user, named as the server shows them."""
+    return Seat(seat=seat, user_id=user.id, name=user.display_name[:32], robot=False)
 
 
 def view_of(*items: discord.ui.Item[Any]) -> discord.ui.View:

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from renderer.standings import StandingsLine, render_standings
 from rules.championship import GAME_KINDS, PointsTable, RoundResult, StandingRow, standings
-from store import League, Member, SqliteStore
+from rules.errors import PaddockError
+from store import League, Member, Round, SqliteStore
 
 
 @dataclass
@@ -96,3 +97,36 @@ async def standings_report(store: SqliteStore, league: League) -> StandingsRepor
             )
         )
     return StandingsReport(league, rows, by_key, lines, len(done), len(rounds))
+
+
+async def league_round_for_game(
+    store: SqliteStore,
+    guild_id: int,
+    league_name: str | None,
+    number: int | None,
+    kind: str,
+    host_id: int,
+) -> tuple[League, Round] | None:
+    """The open league round a new game of `kind` counts for, or None for a friendly game.
+
+    Refused (PaddockError, nothing changed) when only one of league and round is given, the
+    league races another game or its season is closed, the round has a result, or the host
+    is not one of its drivers.
+    """
+    if league_name is None and number is None:
+        return None
+    if league_name is None or number is None:
+        raise PaddockError("Give both `league` and `round` for a league game, or neither.")
+    league = await store.get_league(guild_id, league_name)
+    if league.game != kind:
+        raise PaddockError(
+            f"**{league.label}** is a {GAME_KINDS[league.game]} league, not {GAME_KINDS[kind]}."
+        )
+    if not league.is_open:
+        raise PaddockError(f"Season {league.season} of **{league.name}** is closed.")
+    rnd = await store.get_round(league, number)
+    if rnd.status == "done":
+        raise PaddockError(f"Round {number} of **{league.label}** already has a result.")
+    if await store.member_by_user(league.id, host_id) is None:
+        raise PaddockError(f"Join **{league.label}** first (`/league join`) to open its games.")
+    return league, rnd

@@ -20,8 +20,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.components import button, view_of
-from bot.league_tables import league_points_table
+from bot.components import button, human_seat, view_of
+from bot.league_tables import league_points_table, league_round_for_game
 from renderer.pitformula import render_scoring, render_table
 from rules.base import get_game
 from rules.errors import IllegalAction, PaddockError
@@ -39,7 +39,7 @@ from rules.pitformula import (
     missing_repairs,
     parse_command,
 )
-from store import GameRecord, Seat, play
+from store import GameRecord, play
 from store.models import Timer
 
 if TYPE_CHECKING:
@@ -88,7 +88,9 @@ def _repairs_text(required: dict[str, int]) -> str:
 
 
 class PitCog(commands.Cog):
-    pit = app_commands.Group(name="pit", description="Pit Formula: real-time pit-crew races")
+    pit = app_commands.Group(
+        name="pit", description="Pit Formula: real-time pit-crew races", guild_only=True
+    )
 
     countdown_seconds: float = 3.0
     edit_interval: float = 1.5
@@ -134,7 +136,11 @@ class PitCog(commands.Cog):
         if not 1 <= races <= 12:
             raise PaddockError("A championship has 1 to 12 races.")
         mode_name = mode.value if mode else "standard"
-        league_id, round_id = await self._league_round(interaction, league, round)
+        assert interaction.guild is not None
+        found = await league_round_for_game(
+            self.store, interaction.guild.id, league, round, KIND, interaction.user.id
+        )
+        league_id, round_id = (found[0].id, found[1].id) if found else (None, None)
         settings = {"mode": mode_name, "races": races, "host": interaction.user.id}
         users: list[discord.abc.User] = [interaction.user]
         if players:
@@ -145,10 +151,7 @@ class PitCog(commands.Cog):
                 if member.bot:
                     raise PaddockError("Bots can't play Pit Formula.")
                 users.append(member)
-        seats = [
-            Seat(seat=i, user_id=u.id, name=u.display_name[:32], robot=False)
-            for i, u in enumerate(users)
-        ]
+        seats = [human_seat(i, u) for i, u in enumerate(users)]
         record = await self.store.create_game(
             KIND,
             interaction.id % (2**48),
@@ -199,34 +202,12 @@ class PitCog(commands.Cog):
             channel_id=interaction.channel_id,
             status="lobby",
             settings=settings,
-            seats=[
-                Seat(
-                    seat=0,
-                    user_id=interaction.user.id,
-                    name=interaction.user.display_name[:32],
-                    robot=False,
-                )
-            ],
+            seats=[human_seat(0, interaction.user)],
         )
         await interaction.response.send_message(
             f"⏱ {interaction.user.mention} against the {rival.name} ({races} races)."
         )
         await self._begin(record.id)
-
-    async def _league_round(
-        self, interaction: discord.Interaction, league: str | None, number: int | None
-    ) -> tuple[int | None, int | None]:
-        if league is None and number is None:
-            return None, None
-        if league is None or number is None or interaction.guild is None:
-            raise PaddockError("Give both `league` and `round` for a league game, or neither.")
-        found = await self.store.get_league(interaction.guild.id, league)
-        if found.game != KIND:
-            raise PaddockError(f"**{found.label}** is not a Pit Formula league.")
-        rnd = await self.store.get_round(found, number)
-        if rnd.status == "done":
-            raise PaddockError(f"Round {number} of **{found.label}** already has a result.")
-        return found.id, rnd.id
 
     async def _lobby_embed(self, game_id: int) -> discord.Embed:
         record = await self.store.load_game(game_id)
@@ -431,14 +412,7 @@ class PitCog(commands.Cog):
                     raise PaddockError("You are already in this game.")
                 if len(seats) >= 4:
                     raise PaddockError("This game is full (4 players).")
-                seats.append(
-                    Seat(
-                        seat=len(seats),
-                        user_id=interaction.user.id,
-                        name=interaction.user.display_name[:32],
-                        robot=False,
-                    )
-                )
+                seats.append(human_seat(len(seats), interaction.user))
                 await self.store.set_seats(game_id, seats)
                 await interaction.response.edit_message(embed=await self._lobby_embed(game_id))
                 return

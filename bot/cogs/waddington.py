@@ -21,8 +21,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.components import button, view_of
-from bot.league_tables import league_points_table
+from bot.components import button, human_seat, view_of
+from bot.league_tables import league_points_table, league_round_for_game
 from renderer.waddington import (
     render_board,
     render_classification,
@@ -30,7 +30,6 @@ from renderer.waddington import (
     warm_caches,
 )
 from rules.base import get_game
-from rules.championship import GAME_KINDS
 from rules.errors import NotYourTurn, PaddockError
 from rules.waddington import (
     Move,
@@ -156,26 +155,12 @@ class WaddingtonCog(commands.Cog):
             raise PaddockError("The turn time limit is 1 minute to 7 days (10080 minutes).")
         league_id = round_id = None
         title = "Waddington's Formula 1"
-        if (league is None) != (round is None):
-            raise PaddockError("Give both `league` and `round` for a league race, or neither.")
-        if league is not None and round is not None:
-            found = await self.store.get_league(interaction.guild.id, league)
-            if found.game != KIND:
-                raise PaddockError(
-                    f"**{found.label}** is a {GAME_KINDS[found.game]} league, not "
-                    "Waddington's Formula 1."
-                )
-            if not found.is_open:
-                raise PaddockError(f"Season {found.season} of **{found.name}** is closed.")
-            rnd = await self.store.get_round(found, round)
-            if rnd.status == "done":
-                raise PaddockError(f"Round {round} of **{found.label}** already has a result.")
-            if await self.store.member_by_user(found.id, interaction.user.id) is None:
-                raise PaddockError(
-                    f"Join **{found.label}** first (`/league join`) to open its races."
-                )
-            league_id, round_id = found.id, rnd.id
-            title = f"{found.name} round {rnd.number}: {rnd.name}"
+        found = await league_round_for_game(
+            self.store, interaction.guild.id, league, round, KIND, interaction.user.id
+        )
+        if found is not None:
+            league_id, round_id = found[0].id, found[1].id
+            title = f"{found[0].name} round {found[1].number}: {found[1].name}"
         channel = interaction.channel
         if isinstance(channel, discord.Thread):
             channel = channel.parent  # races get their own thread beside the current one
@@ -202,14 +187,7 @@ class WaddingtonCog(commands.Cog):
             league_id=league_id,
             round_id=round_id,
             status="lobby",
-            seats=[
-                Seat(
-                    seat=0,
-                    user_id=interaction.user.id,
-                    name=interaction.user.display_name[:32],
-                    robot=False,
-                )
-            ],
+            seats=[human_seat(0, interaction.user)],
         )
         await interaction.response.send_message(
             f"🏁 **{title}** - race #{record.id}: lobby open in the thread below "
@@ -415,9 +393,7 @@ class WaddingtonCog(commands.Cog):
                     raise PaddockError(
                         f"This is a league race: join **{league.label}** first with `/league join`."
                     )
-                seats.append(
-                    Seat(seat=len(seats), user_id=user.id, name=user.display_name[:32], robot=False)
-                )
+                seats.append(human_seat(len(seats), user))
             elif action == "leave":
                 if not any(s.user_id == user.id for s in seats):
                     raise PaddockError("You are not in this race.")
