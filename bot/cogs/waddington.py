@@ -129,7 +129,7 @@ class WaddingtonCog(commands.Cog):
 
     @f1.command(name="new", description="Open a race lobby in a new thread")
     @app_commands.describe(
-        laps="Laps to race (1-10, default 3)",
+        laps="Laps to race (1-10; default 5 for a league round, as rule 57, else 3)",
         max_players="Most human drivers (2-6, default 6)",
         robots="Robot cars to add at the start (0-5, default 0)",
         turn_minutes="Minutes a driver has for a move before the robot drives (default 1440)",
@@ -140,7 +140,7 @@ class WaddingtonCog(commands.Cog):
     async def new(
         self,
         interaction: discord.Interaction,
-        laps: app_commands.Range[int, 1, 10] = 3,
+        laps: app_commands.Range[int, 1, 10] | None = None,
         max_players: app_commands.Range[int, 2, 6] = 6,
         robots: app_commands.Range[int, 0, 5] = 0,
         turn_minutes: app_commands.Range[int, 1, 10080] = 1440,
@@ -149,6 +149,8 @@ class WaddingtonCog(commands.Cog):
         soft_options: bool = False,
     ) -> None:
         assert interaction.guild is not None and interaction.channel is not None
+        if laps is None:
+            laps = 5 if league is not None else 3  # §O rule 57: the league is "over 5 laps"
         if not (1 <= laps <= 10 and 2 <= max_players <= 6 and 0 <= robots <= 5):
             raise PaddockError("Laps go from 1 to 10, drivers from 2 to 6, robots from 0 to 5.")
         if not 1 <= turn_minutes <= 10080:

@@ -199,6 +199,7 @@ class RaceData(Model):
     default_laps: int
     hand_size: int
     restart_speed: int
+    baulked_restart_max: int
     cars: list[CarSpec]
     speed_reduction: list[Reduction]
 

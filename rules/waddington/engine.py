@@ -90,15 +90,26 @@ def speed_options(state: WaddingtonState, car: Car) -> list[int]:
     race = catalog().race
     step = race.speed_step
     cur = car.speed
+    if car.lane == VERGE_LANE and cur == 0:
+        return [race.restart_speed]  # §I rule 37: proceed at the starting speed of 60 mph
     hi = min(race.max_speed, cur + race.max_acceleration)
     if car.lane == PIT_LANE and car.burst:
         hi = max(hi, 120)
+    if car.lane in (PIT_LANE, VERGE_LANE):
+        hi = min(hi, race.baulked_restart_max)  # §K rule 44: move off at up to 120 mph
     out = []
     for sp in range(step, hi + 1, step):
         if sp < cur and _reduction_refusal(car, cur - sp) is not None:
             continue
         out.append(sp)
     return out
+
+
+def _spin_certain(t: TurnState, car: Car) -> bool:
+    """A band already passed this move spins the car whatever the dice say (§I rules 30
+    and 32), so §L rule 45 allows no Tactic card."""
+    worn_out = car.tyre >= catalog().race.max_tyre_wear
+    return any(c.speed - c.safety >= 60 or worn_out for c in t.pending)
 
 
 def _reduction_refusal(car: Car, reduction: int) -> str | None:
@@ -260,8 +271,11 @@ class Waddington(Game[WaddingtonState]):
         pit last; the Discord layer letters them A, B, C..."""
         car = state.cars[seat]
         sp = car.speed if speed is None else speed
-        superb = state.turn is not None and state.turn.seat == seat and state.turn.superb
-        return find_destinations(state.cars, seat, sp // 20, sp, superb=superb)
+        mine = state.turn is not None and state.turn.seat == seat
+        superb = mine and state.turn.superb  # type: ignore[union-attr]
+        # §L rule 45: a turn with a Tactic card never ends in the pits.
+        allow_pit = not (mine and state.turn.card_played)  # type: ignore[union-attr]
+        return find_destinations(state.cars, seat, sp // 20, sp, superb=superb, allow_pit=allow_pit)
 
     def classification(self, state: WaddingtonState) -> list[Placing]:
         """§N rule 56: the car furthest over the line wins; retired cars come after running
@@ -428,6 +442,8 @@ class Waddington(Game[WaddingtonState]):
         assert t is not None
         if t.card_played or t.spun or t.pit:
             return []
+        if _spin_certain(t, car):
+            return []
         cards = catalog().cards
         out: list[Action] = []
         for cid in car.hand:
@@ -479,6 +495,10 @@ class Waddington(Game[WaddingtonState]):
             if t.phase in ("speed", "move"):
                 raise IllegalAction(f"{card.title} is played after your move, before the dice.")
             raise IllegalAction(f"You can't play {card.title} now.")
+        if _spin_certain(t, car):
+            raise IllegalAction("Your car spins off this move: no Tactic card now (rule 45).")
+        if card.type != "extra_move" and action.to is not None:
+            raise IllegalAction(f"{card.title} takes no square.")
         if card.type == "extra_move":
             dests = {
                 d.to: d

@@ -75,7 +75,9 @@ def _search(
                 continue
             best = None
             for frm, (cost, path) in level.items():
-                if not (off_track and i == 1) and abs(frm - to) > 1:
+                # §G rules 22 and 24: leaving the pit (inside) or the verge (outside), the
+                # first step also goes straight or diagonally, never across lanes.
+                if abs(frm - to) > 1:
                     continue
                 if best is None or cost < best[0] or (cost == best[0] and frm > best[2]):
                     best = (cost, path, frm)

@@ -215,12 +215,14 @@ def test_penalty_chart_spins(throw):  # rule 33
     assert kinds(ev, "spin") and st.cars[0].lane == 3 and st.cars[0].speed == 0
 
 
-def test_spin_restart_up_to_60_from_the_spin_off_point():  # rule 37
+def test_spin_restart_at_60_from_the_spin_off_point():  # rule 37
     st = build(
         [{"colour": "Red", "row": 12, "lane": 3, "speed": 0, "spun_at": "Copse Corner"}, FAR]
     )
     speeds = [a.speed for a in GAME.legal_actions(st, 0) if isinstance(a, SetSpeed)]
-    assert speeds == [20, 40, 60]
+    assert speeds == [60]  # "proceed normally, at the starting speed of 60mph"
+    with pytest.raises(IllegalAction):
+        GAME.apply(st, SetSpeed(seat=0, speed=40))
     st, _ = play(st, SetSpeed(seat=0, speed=60))
     assert {d.to for d in GAME.destinations(st, 0)} == {(15, 0), (15, 1), (15, 2)}
     st, _ = play(st, Move(seat=0, to=(15, 1)))
@@ -598,3 +600,59 @@ def test_actions_parse_from_json():
     assert GAME.parse_action({"kind": "set_speed", "seat": 0, "speed": 80}) == SetSpeed(
         seat=0, speed=80
     )
+
+
+# --- found by an audit against the source ------------------------------------------------
+
+
+def test_leaving_the_verge_never_crosses_lanes():  # rules 22 and 24
+    st = build(
+        [
+            {"colour": "Red", "row": 12, "lane": 3, "speed": 0, "spun_at": "Copse Corner"},
+            {"colour": "Blue", "row": 13, "lane": 2},
+        ]
+    )
+    st, _ = play(st, SetSpeed(seat=0, speed=60))
+    # the outside lane beside the verge is taken: the car may not hop across to lane 1 or 0
+    assert [(d.to, d.steps, d.baulked) for d in GAME.destinations(st, 0)] == [((12, 3), 0, True)]
+
+
+def test_stuck_in_the_pit_twice_moves_off_at_up_to_120():  # rule 44
+    pit_row = CAT.pit_row_of[1]
+    st = build([{"colour": "Yellow", "row": pit_row, "lane": -1, "speed": 120}, FAR])
+    speeds = [a.speed for a in GAME.legal_actions(st, 0) if isinstance(a, SetSpeed)]
+    assert max(speeds) == 120
+
+
+def test_no_card_before_a_move_that_enters_the_pits():  # rule 45
+    superb = card_of_type("superb_driving")
+    st = _pit_state(60)
+    st.cars[0].hand.append(superb)
+    assert any(d.pit for d in GAME.destinations(st, 0, speed=60))
+    st, _ = play(st, PlayTactic(seat=0, card=superb), SetSpeed(seat=0, speed=60))
+    assert not any(d.pit for d in GAME.destinations(st, 0))
+    with pytest.raises(IllegalAction):
+        GAME.apply(st, Move(seat=0, to=(CAT.pit_row_of[st.cars[0].number], -1)))
+
+
+def test_no_card_when_the_spin_is_certain():  # rules 30 and 45
+    extra = card_of_type("extra_move", squares=2)
+    st = build([{"colour": "Red", "row": 8, "lane": 2, "speed": 140, "hand": [extra]}, FAR])
+    st, _ = play(st, SetSpeed(seat=0, speed=140), Move(seat=0, to=(15, 2)))
+    # 140 over Copse's 80 mph outer lane is +60: a certain spin, so no card window opens,
+    # the car spins at once and keeps its card; the next car is to move.
+    assert st.cars[0].spun_at == "Copse Corner" and extra in st.cars[0].hand
+    assert st.turn.seat == 1
+
+
+def test_gauge_cards_take_no_square():
+    care = card_of_type("tyre_care")
+    st = build(
+        [
+            {"colour": "Red", "row": 40, "lane": 1, "speed": 40, "tyre": 3, "hand": [care]},
+            {"row": 10, "lane": 1},
+        ]
+    )
+    st, _ = play(st, SetSpeed(seat=0, speed=40), Move(seat=0, to=(42, 1)))
+    with pytest.raises(IllegalAction, match="takes no square"):
+        GAME.apply(st, PlayTactic(seat=0, card=care, to=(43, 1)))
