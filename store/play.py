@@ -56,6 +56,7 @@ async def act(
     *,
     by_robot: bool = False,
     expected_seq: int | None = None,
+    loaded: tuple[GameRecord, Game[Any], GameState] | None = None,
 ) -> Played:
     """Apply one action to a stored game and persist it.
 
@@ -63,7 +64,9 @@ async def act(
     `expected_seq` when the caller decided on a state it loaded earlier (e.g. a button
     shown for seq N), so a second click on an old state is refused rather than re-applied.
     """
-    record, game, state = await load(store, game_id)
+    # `loaded`: what the caller just loaded under its lock, to save a second read; the
+    # sequence check in append_action still refuses it if another process moved on.
+    record, game, state = loaded or await load(store, game_id)
     if expected_seq is not None and expected_seq != record.seq:
         raise StaleState(game_id, record.seq, record.state_json or "")
     parsed = action if isinstance(action, Action) else game.parse_action(action)

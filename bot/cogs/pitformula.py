@@ -39,7 +39,7 @@ from rules.pitformula import (
     missing_repairs,
     parse_command,
 )
-from store import GameRecord, play
+from store import GameRecord, Seat, play
 from store.models import Timer
 
 if TYPE_CHECKING:
@@ -103,6 +103,7 @@ class PitCog(commands.Cog):
         self._dirty: set[int] = set()
         self._editors: dict[int, asyncio.Task[None]] = {}
         self._background: set[asyncio.Task[None]] = set()
+        self._seat_cache: dict[int, list[Seat]] = {}
         bot.component_routes[AREA] = self.on_button
 
     @property
@@ -333,7 +334,7 @@ class PitCog(commands.Cog):
             game_id = await self._game_in_channel(message.channel.id)
         except PaddockError:
             return
-        seats = await self.store.seats(game_id)
+        seats = await self._seats(game_id)
         if not any(s.user_id == message.author.id for s in seats):
             return
         try:
@@ -354,7 +355,7 @@ class PitCog(commands.Cog):
         """One player's action through the rules; the answer for that player."""
         async with self._locks[game_id]:
             record, game, state = await play.load(self.store, game_id)
-            seats = [s.seat for s in await self.store.seats(game_id) if s.user_id == user_id]
+            seats = [s.seat for s in await self._seats(game_id) if s.user_id == user_id]
             if not seats:
                 raise PaddockError("You are not in this game.")
             seat = seats[0]
@@ -368,7 +369,9 @@ class PitCog(commands.Cog):
                 if fields["kind"] != "go"
                 else {**fields, "seat": seat}
             )
-            played = await play.act(self.store, game_id, action, actor=str(user_id))
+            played = await play.act(
+                self.store, game_id, action, actor=str(user_id), loaded=(record, game, state)
+            )
         if any(e.kind == "race_over" for e in played.events):
             # Scoring and the next race's countdown run on their own, so this answer is
             # not held up (the engine has reset the cards: `state` still shows them).
@@ -423,9 +426,7 @@ class PitCog(commands.Cog):
 
     async def _show_cards(self, interaction: discord.Interaction, game_id: int) -> None:
         _, game, state = await play.load(self.store, game_id)
-        seats = [
-            s.seat for s in await self.store.seats(game_id) if s.user_id == interaction.user.id
-        ]
+        seats = [s.seat for s in await self._seats(game_id) if s.user_id == interaction.user.id]
         if not seats:
             raise PaddockError("You are not in this game.")
         view = game.seat_view(state, seats[0])["you"]
@@ -455,8 +456,14 @@ class PitCog(commands.Cog):
         channel = self.bot.get_channel(record.channel_id)
         return channel or await self.bot.fetch_channel(record.channel_id)
 
+    async def _seats(self, game_id: int) -> list[Seat]:
+        """A running game's seats (fixed once it has started, so kept after the first read)."""
+        if game_id not in self._seat_cache:
+            self._seat_cache[game_id] = await self.store.seats(game_id)
+        return self._seat_cache[game_id]
+
     async def _names(self, game_id: int) -> dict[int, str]:
-        return {s.seat: s.name for s in await self.store.seats(game_id)}
+        return {s.seat: s.name for s in await self._seats(game_id)}
 
     def _race_text(self, state: PitFormulaState, names: dict[int, str]) -> str:
         race = state.race
