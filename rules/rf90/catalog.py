@@ -41,6 +41,7 @@ class Card(Model):
     check: bool = False
     weather: int = 0
     pair: bool = False
+    flag: bool = False  # yellow-flag symbol
 
     @property
     def label(self) -> str:
@@ -52,6 +53,7 @@ class Card(Model):
                 " check" if self.check else "",
                 " rain" if self.weather > 0 else " sun" if self.weather < 0 else "",
                 " pair" if self.pair else "",
+                " flag" if self.flag else "",
             ]
         )
         name = "Track" if self.deck == "track" else self.colour
@@ -70,6 +72,7 @@ class RaceKind(Model):
     check: bool
     weather: int
     check_factors: list[int]
+    yellow_flags: int = Field(0, ge=0)
 
 
 class TrackKind(Model):
@@ -320,6 +323,19 @@ class Skill(Model):
     source: str
 
 
+class LappingTable(Model):
+    source: str
+    fail_mp: int = Field(ge=0)
+    skill_fail_mp: int = Field(ge=0)
+    robot_mp: int = Field(ge=0)
+
+
+class FlagTable(Model):
+    source: str
+    safety_car_turns: int = Field(ge=0)
+    safety_car_max_mp: int = Field(ge=0)
+
+
 class RuleTables(Model):
     setup: SetupTable
     tyres: TyreTable
@@ -327,6 +343,8 @@ class RuleTables(Model):
     damage_bag: DamageBag
     robots: RobotTable
     fuel: FuelTable
+    lapping: LappingTable
+    flags: FlagTable
     strategies: list[Strategy] = Field(min_length=10, max_length=10)
     skills: list[Skill]
 
@@ -345,7 +363,7 @@ def race_deck() -> dict[int, Card]:
     out: dict[int, Card] = {}
     for kind in spec["kinds"]:
         k = RaceKind.model_validate(kind)
-        for cf in k.check_factors:
+        for i, cf in enumerate(k.check_factors):
             cid = len(out) + 1
             out[cid] = Card(
                 id=cid,
@@ -358,6 +376,7 @@ def race_deck() -> dict[int, Card]:
                 draw=k.draw,
                 check=k.check,
                 weather=k.weather,
+                flag=i >= len(k.check_factors) - k.yellow_flags,
             )
     if len(out) != 184:
         raise ValueError(f"the Race deck has {len(out)} cards, not 184")

@@ -22,6 +22,7 @@ from rules.rf90.state import (
     DuelDeclare,
     EndTurn,
     Mulligan,
+    OffTrackPay,
     Pending,
     PitStop,
     PlayCards,
@@ -175,6 +176,9 @@ def retire(ctx: Ctx, car: Car, status: str, why: str) -> None:
     car.trajectory = None
     car.off_track = False
     ctx.ev("out", f"{car.name} is out: {why}.", car=car.id, status=status)
+    if status == "retired" and ctx.s.phase == "race":
+        ctx.s.safety_car_until = ctx.s.turn + ctx.tables.flags.safety_car_turns
+        ctx.ev("safety_car", "The safety car comes out.", until=ctx.s.safety_car_until)
 
 
 def take_damage(ctx: Ctx, car: Car, n: int) -> int:
@@ -208,8 +212,22 @@ def section_full(ctx: Ctx, section: int) -> bool:
     return len(ctx.s.sections[section]) >= ctx.track.sections[section].capacity
 
 
+def teammates(a: Car, b: Car) -> bool:
+    """Robots of one type are a team (Paddock rule); players have no teammates."""
+    return a.robot is not None and a.robot == b.robot
+
+
+def safety_car(ctx: Ctx) -> bool:
+    return ctx.s.turn <= ctx.s.safety_car_until
+
+
 def move(ctx: Ctx, car: Car, mp: int) -> int:
-    """Spend MP moving forward section by section; stop at a full section. Returns steps."""
+    """Spend MP moving forward section by section; stop at a full section. Returns steps.
+
+    Leaving a section passes the cars in front in it. Passing a lapped car (not a teammate) needs
+    a lapping check from a player's car (blue flag); a robot pays a fixed MP cost instead and
+    never unlaps itself. Entering a section with a yellow flag ends the move.
+    """
     n = ctx.track.length
     steps = 0
     if car.off_track:
@@ -219,15 +237,43 @@ def move(ctx: Ctx, car: Car, mp: int) -> int:
         place_back(ctx, car, car.section)
         ctx.ev("reenter", f"{car.name} re-enters the track.", car=car.id)
         mp -= 1
-    for _ in range(max(0, mp)):
+    left = max(0, mp)
+    while left > 0:
+        lst = ctx.s.sections[car.section]
+        passed = [ctx.s.cars[c] for c in lst[: lst.index(car.id)]]
+        if car.is_robot and any(o.lap > car.lap for o in passed):
+            ctx.ev("no_unlap", f"{car.name} does not unlap itself.", car=car.id)
+            break
+        lapped = [o for o in passed if o.lap < car.lap and not teammates(car, o)]
+        if lapped and car.is_robot:
+            left -= ctx.tables.lapping.robot_mp
+            ctx.ev(
+                "blue_flag", f"{car.name} laps a car.", car=car.id, lapped=[o.id for o in lapped]
+            )
+            if left <= 0:
+                break
+        elif lapped:
+            names = ", ".join(o.name for o in lapped)
+            ctx.ev(
+                "blue_flag", f"Blue flag for {names}.", car=car.id, lapped=[o.id for o in lapped]
+            )
+            if not blind_check(ctx, car, target_check(ctx, car), "Lapping"):
+                lp = ctx.tables.lapping
+                left -= lp.skill_fail_mp if car.skill == "lapping" else lp.fail_mp
+                if left <= 0:
+                    break
         nxt = (car.section + 1) % n
         if section_full(ctx, nxt):
             break
-        ctx.s.sections[car.section].remove(car.id)
+        lst.remove(car.id)
         place_back(ctx, car, nxt)
         if nxt == 0:
             car.lap += 1
         steps += 1
+        left -= 1
+        if nxt in ctx.s.yellow_flags:
+            ctx.ev("yellow_flag", f"{car.name} slows under the yellow flag.", car=car.id)
+            break
     return steps
 
 
@@ -247,15 +293,33 @@ def move_back(ctx: Ctx, car: Car, sections: int) -> None:
     place_back(ctx, car, sec)
 
 
-def go_off_track(ctx: Ctx, car: Car, corner_section: int) -> None:
-    """Phase E off-track resolution at this corner: pay, then wait at the re-entry point."""
+def check_off_track_pay(car: Car, pay: OffTrackPay | None) -> None:
+    if pay is None:
+        return
+    chosen = [*pay.tyre_cards, *([pay.discard] if pay.discard is not None else [])]
+    if len(set(chosen)) != len(chosen) or any(c not in car.hand for c in chosen):
+        raise IllegalAction("Pay off-track costs with different cards from your hand.")
+
+
+def go_off_track(ctx: Ctx, car: Car, corner_section: int, pay: OffTrackPay | None = None) -> None:
+    """Phase E off-track resolution at this corner: pay, then wait at the re-entry point.
+
+    A player pays the tyres with the cards named in `pay` (at most the tyres due), then chips,
+    then the lowest cards; the card symbol with `pay.discard` or the lowest card.
+    """
     off = ctx.track.sections[corner_section].off_track
     if off is None:
         take_damage(ctx, car, 1)
         return
     ctx.ev("off_track", f"{car.name} goes off track at section {corner_section}.", car=car.id)
     if not car.is_robot:
-        pay_tyres_auto(ctx, car, off.cost.tyres)
+        tyres = off.cost.tyres
+        chosen = [c for c in (pay.tyre_cards if pay else []) if c in car.hand]
+        for cid in chosen[:tyres]:
+            car.hand.remove(cid)
+            discard(ctx, cid)
+            tyres -= 1
+        pay_tyres_auto(ctx, car, tyres)
         if car.running and off.cost.damage:
             take_damage(ctx, car, off.cost.damage)
         if car.running and off.cost.cards:
@@ -263,6 +327,8 @@ def go_off_track(ctx: Ctx, car: Car, corner_section: int) -> None:
                 retire(ctx, car, "retired", "off track with no card left to discard")
                 return
             worst = min(car.hand, key=lambda c: (ctx.cards[c].mp, c))
+            if pay is not None and pay.discard in car.hand:
+                worst = pay.discard
             car.hand.remove(worst)
             discard(ctx, worst)
     if not car.running:
@@ -546,6 +612,7 @@ class RF90(Game[RF90State]):
     def _begin_game_turn(self, ctx: Ctx) -> None:
         s = ctx.s
         s.duelled = []
+        s.yellow_flags = []
         for car in s.cars:
             car.mark = None
         lead = leader(ctx)
@@ -636,6 +703,7 @@ class RF90(Game[RF90State]):
             if (
                 ctx.track.sections[sec].kind == "curve"
                 and sec not in s.duelled
+                and not safety_car(ctx)
                 and len(unmoved) >= 2
                 and any(not s.cars[c].is_robot for c in unmoved)
                 and not any(s.cars[c].off_track for c in unmoved)
@@ -663,12 +731,54 @@ class RF90(Game[RF90State]):
 
     # robots -------------------------------------------------------------------------------
 
+    def _robots_weather(self, ctx: Ctx) -> None:
+        """After a weather change: robots whose tyres no longer suit the weather stop again (HTP,
+        Fuel Management: robots pit once "unless weather changes"); in the middle space they keep
+        their tyres (Paddock rule)."""
+        space = ctx.tables.weather.spaces[ctx.s.weather]
+        closest = space.closest if space.state == "uncertain" else space.state
+        if closest == "middle":
+            return
+        tyre = "hard" if closest == "dry" else "wet"
+        for car in ctx.s.cars:
+            if car.is_robot and car.running and car.tyre != tyre:
+                car.robot_weather_pit = tyre  # type: ignore[assignment]
+                ctx.ev("robot_tyres", f"{car.name} will pit for {tyre} tyres.", car=car.id)
+
+    def _robot_late_brake(self, ctx: Ctx, car: Car) -> None:
+        """A robot ending its move at a late brake point behind another car tries to pass it:
+        blind check against the printed target; a failure has no cost (Paddock rule)."""
+        sec = ctx.track.sections[car.section]
+        lst = ctx.s.sections[car.section]
+        if car.off_track or sec.late_brake is None or lst.index(car.id) == 0:
+            return
+        cid = draw_race(ctx)
+        cf = ctx.cards[cid].check_factor if cid is not None else 99
+        if cid is not None:
+            ctx.s.race_discard.append(cid)
+        ok = cf < sec.late_brake.target
+        ctx.ev(
+            "check",
+            f"{car.name}: Late braking check {cf} vs {sec.late_brake.target}: "
+            + ("passed." if ok else "failed."),
+            car=car.id,
+            ok=ok,
+        )
+        if ok:
+            lst.remove(car.id)
+            lst.insert(0, car.id)
+            ctx.ev("late_brake", f"{car.name} brakes late and passes.", car=car.id)
+
     def _robot_turn(self, ctx: Ctx, car: Car) -> None:
         s, rt = ctx.s, ctx.tables.robots
         assert car.robot is not None
-        if car.robot_pit_due:
+        if car.robot_pit_due or car.robot_weather_pit:
+            if car.robot_pit_due:
+                car.robot_pitted = True
             car.robot_pit_due = False
-            car.robot_pitted = True
+            if car.robot_weather_pit:
+                car.tyre = car.robot_weather_pit
+                car.robot_weather_pit = None
             car.pit_stops += 1
             car.trajectory = None
             move_back(ctx, car, ctx.track.pit_sections)
@@ -679,6 +789,8 @@ class RF90(Game[RF90State]):
             car.trajectory = None
         if ctx.track.sections[car.section].kind == "curve" and not car.off_track:
             mp += rt.corner_bonus[car.robot]
+        if safety_car(ctx):
+            mp = min(mp, ctx.tables.flags.safety_car_max_mp)
         car.last_mp = mp
         steps = move(ctx, car, mp)
         ctx.ev(
@@ -690,6 +802,8 @@ class RF90(Game[RF90State]):
             turn=s.turn,
         )
         car.mark = "ended"
+        if car.running:
+            self._robot_late_brake(ctx, car)
         self._occupy_best(ctx, car, allow_extreme=False)
 
     def _occupy_best(self, ctx: Ctx, car: Car, allow_extreme: bool) -> None:
@@ -752,6 +866,7 @@ class RF90(Game[RF90State]):
                 raise IllegalAction(f"Unknown strategy {a.new_strategy!r}.")
             if not (a.skip or car.skill == "versatility"):
                 raise IllegalAction("Change strategy by skipping the turn or in a pit stop.")
+        check_off_track_pay(car, a.off_track_pay)
         if a.extreme and (
             p.trajectory is None or ctx.track.trajectory(p.trajectory).kind != "extreme"
         ):
@@ -797,7 +912,7 @@ class RF90(Game[RF90State]):
                 p.trajectory = None
                 corner = ctx.track.next_corner(car.section)
                 if corner is not None and corner.off_track is not None:
-                    go_off_track(ctx, car, corner.index)
+                    go_off_track(ctx, car, corner.index, a.off_track_pay)
                 else:
                     take_damage(ctx, car, 1)
                 if not car.running:
@@ -905,6 +1020,12 @@ class RF90(Game[RF90State]):
         asked = tyres
         if car.strategy == "save_tyres" and tyres > 0:
             tyres -= 1
+        balance = 0
+        if a.balance_damage:
+            if car.strategy != "balance" or tyres <= 0:
+                raise IllegalAction("Only Balance pays a tyre with a damage disc, with tyres due.")
+            tyres -= 1
+            balance = 1
         by_cards = min(len(a.tyre_cards), tyres)
         for cid in a.tyre_cards[:by_cards]:
             car.hand.remove(cid)
@@ -912,7 +1033,7 @@ class RF90(Game[RF90State]):
         chips = min(car.chips, tyres - by_cards)
         car.chips -= chips
         short = tyres - by_cards - chips
-        damage = sum(c.damage for c in played) + sharp_cost.damage + short
+        damage = sum(c.damage for c in played) + sharp_cost.damage + short + balance
         if sharp_cost.cards and a.sharp_discard is not None:
             car.hand.remove(a.sharp_discard)
             discard(ctx, a.sharp_discard)
@@ -940,11 +1061,17 @@ class RF90(Game[RF90State]):
                 if not blind_check(ctx, car, target, f"{c.colour} +{c.mp}"):
                     continue
             mp_cards += c.mp
+        if any(c.flag for c in played) and car.section not in s.yellow_flags:
+            s.yellow_flags.append(car.section)
+            ctx.ev(
+                "yellow_flag", f"{car.name} shows a yellow flag.", car=car.id, section=car.section
+            )
         weather = sum(c.weather for c in played)
         if weather:
             nspaces = len(ctx.tables.weather.spaces)
             s.weather = max(0, min(nspaces - 1, s.weather + weather))
             ctx.ev("weather", f"Weather: {ctx.tables.weather.spaces[s.weather].name}.")
+            self._robots_weather(ctx)
         # Specials
         small = all(c.mp <= 2 for c in played)
         if car.strategy == "push" and chips >= 2 and by_cards == 0:
@@ -979,9 +1106,11 @@ class RF90(Game[RF90State]):
         if car.strategy == "hazard":
             mp += drawn_damage
         mp += weather_modifier(ctx, car)
+        slip_ahead: list[int] = []
         if car.strategy in ("chase", "slipstream") and not car.off_track:
             n = ctx.track.length
             nxt = s.sections[(car.section + 1) % n]
+            slip_ahead = list(nxt)
             if car.strategy == "slipstream" and nxt:
                 mp += 1
             if car.strategy == "chase" and nxt:
@@ -990,6 +1119,8 @@ class RF90(Game[RF90State]):
             mp -= car.off_penalty
             car.off_penalty = 0
         mp = max(0, mp)
+        if safety_car(ctx):
+            mp = min(mp, ctx.tables.flags.safety_car_max_mp)
         if car.strategy == "hazard" and mp >= 6 and (drawn_damage or blind):
             give_track_cards(ctx, car, 1, " (Hazard special)")
         for cid in cards:
@@ -1009,6 +1140,11 @@ class RF90(Game[RF90State]):
                 s.cars[c].section == car.section and not s.cars[c].off_track for c in passed
             ):
                 give_track_cards(ctx, car, 1, " (Chase special)")
+            if car.strategy == "slipstream" and car.running and slip_ahead:
+                order = race_order(ctx)
+                me = order.index(car.id)
+                if any(c in order[me + 1 :] for c in slip_ahead):
+                    give_track_cards(ctx, car, 1, " (Slipstream special)")
         p.phase = "E"
 
     def _end_turn(self, ctx: Ctx, a: Action) -> None:
@@ -1016,6 +1152,7 @@ class RF90(Game[RF90State]):
         s = ctx.s
         car = self._require_pending(ctx, a.seat, "E")
         sec = ctx.track.sections[car.section]
+        check_off_track_pay(car, a.off_track_pay)
         if a.late_brake and (car.off_track or sec.late_brake is None):
             raise IllegalAction("There is no late braking point here.")
         if a.trajectory is not None and (
@@ -1031,7 +1168,7 @@ class RF90(Game[RF90State]):
             else:
                 corner = ctx.track.next_corner(car.section)
                 if corner is not None and corner.off_track is not None:
-                    go_off_track(ctx, car, corner.index)
+                    go_off_track(ctx, car, corner.index, a.off_track_pay)
                 else:
                     take_damage(ctx, car, 1)
         if (
@@ -1139,6 +1276,18 @@ class RF90(Game[RF90State]):
         mods = sec.corner.duel_modifiers
         lst = s.sections[d.section]
         totals: dict[int, int] = {}
+        ch = s.cars[d.challenger]
+        if not ch.is_robot and any(ctx.cards[c].colour == "orange" for c in d.cards.get(ch.id, [])):
+            # an orange card forces the robots behind the challenger to contest (designer's FAQ)
+            ci = d.order.index(d.challenger)
+            forced = [c for c in d.order[ci + 1 :] if s.cars[c].is_robot and c not in d.cards]
+            for cid in forced:
+                top = draw_race(ctx)
+                d.cards[cid] = [top] if top is not None else []
+                d.joined.append(cid)
+            if forced:
+                names = ", ".join(s.cars[c].name for c in forced)
+                ctx.ev("duel_forced", f"{names} forced to contest.", cars=forced)
         participants = [c for c in [d.challenger, *d.joined] if d.cards.get(c)]
         for cid in participants:
             pos = lst.index(cid)
@@ -1152,7 +1301,7 @@ class RF90(Game[RF90State]):
             for c in cards:
                 discard(ctx, c)
         ci = d.order.index(d.challenger)
-        behind = d.order[ci + 1 :]
+        behind = [c for c in d.order[ci + 1 :] if c not in participants]
         refusers = [c for c in d.order[:ci] if c not in participants]
         if d.challenger not in participants:
             refusers = [*refusers, d.challenger]

@@ -53,6 +53,7 @@ class Car(Model):
     wise_used: bool = False
     robot_pit_due: bool = False
     robot_pitted: bool = False
+    robot_weather_pit: TyreType | None = None  # a robot stops again for these tyres
     last_mp: int = 0
 
     @property
@@ -120,6 +121,8 @@ class RF90State(GameState):
     duel: Duel | None = None
     duelled: list[int] = []
     deferred: list[int] = []  # cars in front of the leader in its section at the turn start
+    yellow_flags: list[int] = []  # sections showing a yellow flag this game turn
+    safety_car_until: int = 0  # the safety car is out while turn <= this
 
 
 # --- actions ----------------------------------------------------------------------------------
@@ -150,6 +153,14 @@ class PitStop(Model):
     strategy: str | None = None
 
 
+class OffTrackPay(Model):
+    """How to pay off-track costs if the attempt fails: these cards for tyres (the rest with
+    chips), and this card for the card symbol. Unset parts are paid automatically."""
+
+    tyre_cards: list[int] = []
+    discard: int | None = None
+
+
 class StartTurn(Action):
     """Phase A declarations, then the phase B draw."""
 
@@ -160,6 +171,7 @@ class StartTurn(Action):
     wise_driving: list[int] | None = None
     new_strategy: str | None = None
     save_fuel_discard: int | None = None
+    off_track_pay: OffTrackPay | None = None  # if the Extreme Trajectory attempt fails
 
 
 class PlayCards(Action):
@@ -172,6 +184,7 @@ class PlayCards(Action):
     blue_bonus: bool = False
     sharp_discard: int | None = None
     save_fuel_choice: Literal["track_card", "fuel"] = "track_card"
+    balance_damage: bool = False  # Balance bonus: pay one tyre with a damage disc
 
 
 class EndTurn(Action):
@@ -180,6 +193,7 @@ class EndTurn(Action):
     kind: Literal["end_turn"] = "end_turn"
     late_brake: bool = False
     trajectory: str | None = None
+    off_track_pay: OffTrackPay | None = None  # if the late braking attempt fails
 
 
 class DuelDeclare(Action):

@@ -43,6 +43,10 @@ RACE_KINDS = [
 ]
 
 
+# Yellow-flag symbols: the last n cards of a kind carry one (Paddock rule)
+YELLOW_FLAGS = {("red", 4): 2, ("red", 3): 2}
+
+
 def race_deck() -> dict:
     kinds = []
     start = 0
@@ -57,6 +61,7 @@ def race_deck() -> dict:
                 "check": check,
                 "weather": weather,
                 "check_factors": _cfs(count, start, 37),
+                "yellow_flags": YELLOW_FLAGS.get((colour, mp), 0) if weather == 0 else 0,
             }
         )
         start += 11
@@ -66,7 +71,9 @@ def race_deck() -> dict:
         "source": (
             "184 cards and four colours: public-facts.md. Composition, symbols and check "
             "factors: Paddock rule (red +3 = 1 tyre + 1 damage and orange +1 = 1 tyre + 1 draw, "
-            "so that the Sharp Trajectory example of " + EXP + " holds)"
+            "so that the Sharp Trajectory example of " + EXP + " holds). Yellow-flag "
+            "symbols (public-facts.md: players play yellow flags through their cards): the last "
+            "yellow_flags cards of a kind carry one; which cards: Paddock rule"
         ),
         "kinds": kinds,
     }

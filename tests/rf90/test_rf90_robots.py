@@ -1,0 +1,142 @@
+"""Robot late braking, contests forced by an orange card, stops after a weather change
+(docs/rules/rf90.md, Robots)."""
+
+from __future__ import annotations
+
+from rules.rf90 import GAME, DuelCards, DuelDeclare, EndTurn, PlayCards, StartTurn, catalog
+from rules.rf90.scenario import advance, begin, build, card
+
+RACE = catalog.race_deck()
+
+
+def _cf(lo: int, hi: int) -> int:
+    return next(
+        cid
+        for cid, c in RACE.items()
+        if lo <= c.check_factor < hi and not c.flag and not c.weather and c.colour == "yellow"
+    )
+
+
+def _late_brake(check: int):
+    spec = [
+        {"name": "Blue", "seat": 0, "section": 16, "mark": "ended"},
+        {"name": "Slow robot", "robot": "slow", "section": 13},
+        {"name": "Leader", "seat": 1, "section": 20, "mark": "ended"},  # plays first on turn 6
+    ]
+    return advance(GAME, build("barcelona", spec, deck_top=[check]))
+
+
+def test_robot_brakes_late_behind_a_car_and_passes():
+    state, events = _late_brake(_cf(1, 40))  # target 40 before La Caixa
+    assert state.sections[16] == [1, 0]
+    assert any(e.kind == "late_brake" and e.data["car"] == 1 for e in events)
+
+
+def test_robot_late_braking_failure_costs_nothing():
+    state, events = _late_brake(_cf(40, 99))
+    assert state.sections[16] == [0, 1]
+    assert state.cars[1].damage == 0 and not state.cars[1].off_track
+    assert [e.data["ok"] for e in events if e.kind == "check"] == [False]
+
+
+def _duel(card_a: int):
+    red4 = card("red", 4)
+    spec = [
+        {"name": "Leader", "robot": "superfast", "section": 10, "lap": 1, "mark": "ended"},
+        {"name": "A", "seat": 0, "section": 3, "lap": 1, "hand": [card_a]},
+        {"name": "Fast robot", "robot": "fast", "section": 3, "lap": 1},
+    ]
+    state, _ = advance(GAME, build("barcelona", spec, deck_top=[red4]))
+    assert state.duel is not None and GAME.to_act(state) == [0]  # the robot did not challenge
+    state, _ = GAME.apply(state, DuelDeclare(seat=0, join=True))
+    state, events = GAME.apply(state, DuelCards(seat=0, cards=[card_a]))
+    return next(e for e in events if e.kind == "duel_result"), events
+
+
+def test_orange_card_forces_the_robot_behind_to_contest():
+    result, events = _duel(card("orange", 2))
+    assert any(e.kind == "duel_forced" and e.data["cars"] == [2] for e in events)
+    # A: orange +2 (first car) = 2; robot: its top card red +4, -1 as second car at Elf = 3
+    assert result.data["totals"] == {1: 2, 2: 3}
+    assert result.data["order"] == [2, 1]
+
+
+def test_without_an_orange_card_the_robot_stays_out_of_the_duel():
+    result, events = _duel(card("yellow", 2, weather=0))
+    assert not any(e.kind == "duel_forced" for e in events)
+    assert result.data["totals"] == {1: 2}
+    assert result.data["order"] == [1, 2]
+
+
+def test_robots_pit_again_when_the_weather_turns_to_rain():
+    rain2 = card("yellow", 2, weather=1)
+    spec = [
+        {"name": "Blue", "seat": 0, "section": 12, "hand": [rain2]},
+        {"name": "Slow robot", "robot": "slow", "section": 10, "robot_pitted": True},
+        {"name": "Wet robot", "robot": "slow", "section": 8, "tyre": "wet"},
+    ]
+    state = begin(build("barcelona", spec, weather=4), 0)
+    state, _ = GAME.apply(state, StartTurn(seat=0))
+    state, events = GAME.apply(state, PlayCards(seat=0, cards=[rain2]))
+    assert state.weather == 5  # Wet -> Rain
+    assert state.cars[1].robot_weather_pit == "wet"
+    assert state.cars[2].robot_weather_pit is None  # already on wet tyres
+    state, events = GAME.apply(state, EndTurn(seat=0))
+    robot = state.cars[1]
+    assert [e.data["car"] for e in events if e.kind == "pit"] == [1]
+    assert (robot.tyre, robot.pit_stops, robot.robot_weather_pit) == ("wet", 1, None)
+    assert robot.section == 6  # back 7 from 10 to 3, then 3 MP
+
+
+# --- off-track costs paid the player's way (Paddock rule) ---------------------------------------
+
+
+def _extreme_off(pay):
+    from rules.rf90 import OffTrackPay
+
+    red4, orange2 = card("red", 4), card("orange", 2)
+    yellow1 = card("yellow", 1, weather=0)
+    fail = next(
+        cid
+        for cid, c in RACE.items()
+        if c.check_factor >= 60 and c.colour == "green" and cid not in (red4, orange2, yellow1)
+    )
+    draw_b = card("yellow", 1, weather=0, exclude={yellow1, fail})
+    spec = [
+        {
+            "name": "Blue",
+            "seat": 0,
+            "section": 9,
+            "trajectory": "B9a",
+            "hand": [red4, orange2, yellow1],
+        }
+    ]
+    state = begin(build("barcelona", spec, deck_top=[fail, draw_b]), 0)
+    pay = OffTrackPay(**pay) if pay is not None else None
+    state, events = GAME.apply(state, StartTurn(seat=0, extreme=True, off_track_pay=pay))
+    assert [e.data["ok"] for e in events if e.kind == "check"] == [False]
+    car = state.cars[0]
+    assert car.off_track and car.section == 11 and car.damage == 1  # corner 5: re-enter 11
+    return car, red4, orange2, yellow1, draw_b
+
+
+def test_off_track_costs_paid_with_the_chosen_cards():
+    red4, orange2 = card("red", 4), card("orange", 2)
+    car, _, _, yellow1, draw_b = _extreme_off({"tyre_cards": [red4], "discard": orange2})
+    assert car.chips == 12  # the tyre paid with the red +4
+    assert sorted(car.hand) == sorted([yellow1, draw_b])
+
+
+def test_off_track_costs_paid_automatically_by_default():
+    car, red4, orange2, yellow1, draw_b = _extreme_off(None)
+    assert car.chips == 11  # chips first
+    assert sorted(car.hand) == sorted([red4, orange2, draw_b])  # the lowest card discarded
+
+
+def test_off_track_pay_with_a_card_not_in_hand_is_refused():
+    import pytest
+
+    from rules.errors import IllegalAction
+
+    with pytest.raises(IllegalAction):
+        _extreme_off({"tyre_cards": [card("green", 4)]})
