@@ -145,10 +145,38 @@ async def _play_stored_game(
                 say(f"  {event.text}")
         if actions % 200 == 0:
             say(f"  ... {actions} actions")
-        if actions == MID_RACE_ACTIONS:
+        if kind == "rf90":
+            _rf90_activation_images(out, label, state, actions)
+        elif actions == MID_RACE_ACTIONS:
             _write_race_image(out, label, kind, f"after{actions}", state, renderers)
     _write_race_image(out, label, kind, "final", state, renderers)
+    if kind == "rf90":
+        from renderer.rf90 import render_classification, render_dashboards
+
+        (out / "races" / f"{label}-dashboards-final.png").write_bytes(render_dashboards(state))
+        (out / "races" / f"{label}-classification.png").write_bytes(render_classification(state))
     return state, actions
+
+
+RF90_SHOWN_TURN = 5  # the game turn whose section activations the demo draws one by one
+
+
+def _rf90_activation_images(out: Path, label: str, state: Any, actions: int) -> None:
+    """During one chosen game turn: the track (active section lit) and the dashboards each
+    time the race stops in a section for a driver's individual turn or a duel."""
+    from renderer.rf90 import render_dashboards, render_track
+
+    if state.turn != RF90_SHOWN_TURN or state.phase != "race":
+        return
+    if state.duel is not None:
+        section = state.duel.section
+    elif state.pending is not None:
+        section = state.cars[state.pending.car].section
+    else:
+        return
+    stem = f"{label}-turn{RF90_SHOWN_TURN}-action{actions:04d}-section{section}"
+    (out / "races" / f"{stem}-track.png").write_bytes(render_track(state, active_section=section))
+    (out / "races" / f"{stem}-dashboards.png").write_bytes(render_dashboards(state))
 
 
 async def _other_games(store: SqliteStore, out: Path, seed: int, renderers: dict[str, Any]) -> None:
