@@ -159,12 +159,16 @@ async def test_solo_stopwatch_runs_out(driver: InProcessDriver) -> None:
     clock = next(
         m for m in driver.backend.messages.values() if "stopwatch" in str(m.get("content"))
     )
-    await asyncio.sleep(0.2)
-    edits = [
-        c
-        for c in driver.backend.calls
-        if c.kind == "edit_message" and c.path.endswith(f"/{clock['id']}")
-    ]
+    edits: list[Any] = []
+    for _ in range(150):  # the stopwatch is edited every clock_interval (0.05 s here)
+        await asyncio.sleep(0.02)
+        edits = [
+            c
+            for c in driver.backend.calls
+            if c.kind == "edit_message" and c.path.endswith(f"/{clock['id']}")
+        ]
+        if edits:
+            break
     assert edits and "left" in edits[-1].json["content"]
     driver.bot.timers.clock = lambda: timers[0].due_at + 1
     driver.bot.timers._restart()

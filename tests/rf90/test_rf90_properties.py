@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rules.base import get_game
-from rules.rf90 import GAME, catalog
+from rules.errors import IllegalAction, NotYourTurn
+from rules.rf90 import GAME, ROBOT_SEAT, RobotTurn, catalog
 from rules.rf90.state import RF90State
 
 
@@ -82,10 +84,51 @@ def test_robot_races_finish_and_keep_invariants(seed, track, players):
 
 
 def test_each_car_plays_at_most_once_per_turn_robot_only():
-    # zero player seats: the whole race runs inside new_game
+    # zero player seats: the race is played through RobotTurn actions, not inside new_game
     state = GAME.new_game(11, GAME.simulation_config(players=0, track="silverstone"))
-    assert GAME.is_terminal(state)
-    _check_invariants(state)
+    assert not GAME.is_terminal(state)
+    assert GAME.to_act(state) == [ROBOT_SEAT]
+    assert state.phase == "race" and state.turn == 1
+    state, played, actions = _play(11, "silverstone", 0)
+    assert state.phase == "finished"
+    assert all(n == 1 for n in played.values())
+    # 7 robots (2 SuperFast, 3 Fast, 2 Slow), one action per car still running per turn
+    assert actions == sum(played.values())
+    assert actions <= 7 * 25
+
+
+def test_robot_only_race_is_an_action_log_the_store_can_replay():
+    config = {"track": "barcelona", "players": [], "robots": {"superfast": 2, "fast": 4, "slow": 4}}
+    state = GAME.new_game(1, config)
+    log = []
+    while not GAME.is_terminal(state):
+        seat = GAME.to_act(state)[0]
+        action = GAME.robot_action(state, seat)
+        assert isinstance(action, RobotTurn) and action.car == state.robot_next
+        assert action in GAME.legal_actions(state, seat)
+        log.append(GAME.parse_action(action.model_dump_json()))
+        state, events = GAME.apply(state, action)
+        assert any(e.kind == "move" for e in events)
+    assert len(log) == 10 * 27 - sum(27 - c.out_turn for c in state.cars if c.out_turn)
+    assert GAME.replay(1, config, log).to_json() == state.to_json()
+    assert len(state.to_json()) < 64_000
+
+
+def test_a_robot_turn_out_of_order_is_refused():
+    state = GAME.new_game(2, GAME.simulation_config(players=0))
+    wrong = next(c.id for c in state.cars if c.id != state.robot_next)
+    with pytest.raises(IllegalAction, match="not car"):
+        GAME.apply(state, RobotTurn(seat=ROBOT_SEAT, car=wrong))
+    with pytest.raises(NotYourTurn):
+        GAME.apply(state, RobotTurn(seat=0, car=state.robot_next))
+
+
+def test_simulate_with_no_players_counts_the_robot_actions():
+    out = get_game("rf90").simulate(1, track="barcelona", players=0)
+    assert out["players"] == 0 and out["turns"] == 27
+    assert out["actions"] == 7 * 27 - sum(
+        27 - 1 for e in out["classification"] if e["status"] != "running"
+    ) or out["actions"] > 150
 
 
 def test_simulate_is_deterministic_and_complete():
