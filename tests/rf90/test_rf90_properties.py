@@ -126,9 +126,11 @@ def test_a_robot_turn_out_of_order_is_refused():
 def test_simulate_with_no_players_counts_the_robot_actions():
     out = get_game("rf90").simulate(1, track="barcelona", players=0)
     assert out["players"] == 0 and out["turns"] == 27
-    assert out["actions"] == 7 * 27 - sum(
-        27 - 1 for e in out["classification"] if e["status"] != "running"
-    ) or out["actions"] > 150
+    assert (
+        out["actions"]
+        == 7 * 27 - sum(27 - 1 for e in out["classification"] if e["status"] != "running")
+        or out["actions"] > 150
+    )
 
 
 def test_simulate_is_deterministic_and_complete():
