@@ -42,7 +42,7 @@ from rules.waddington import (
     catalog,
     lap_indicator,
 )
-from store import GameRecord, Seat, StaleState, play
+from store import GameRecord, Seat, play
 from store.models import Timer
 
 if TYPE_CHECKING:
@@ -296,16 +296,14 @@ class WaddingtonCog(commands.Cog):
             if not 0 <= index < len(options):
                 raise PaddockError("That choice is no longer offered. Use the newest message.")
             await interaction.response.defer()
-            try:
-                played = await play.act(
-                    self.store,
-                    game_id,
-                    options[index],
-                    actor=str(interaction.user.id),
-                    expected_seq=seq,
-                )
-            except StaleState as exc:
-                raise PaddockError(exc.message) from None
+            # A StaleState (another process acted first) reaches the user as its message.
+            played = await play.act(
+                self.store,
+                game_id,
+                options[index],
+                actor=str(interaction.user.id),
+                expected_seq=seq,
+            )
             if not interaction.message or not interaction.message.flags.ephemeral:
                 await interaction.edit_original_response(view=None)
             else:
