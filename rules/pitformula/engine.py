@@ -353,9 +353,9 @@ class PitFormula(Game[PitFormulaState]):
                 raise IllegalAction(f"{t} is no longer on the table: someone took it.")
             face = state.faces[slot]
             if face[0] != letter:
-                raise IllegalAction(
-                    f"{t} is a {LETTER_PART[face[0]]} token; {name} takes {part} tokens."
-                )
+                kind = LETTER_PART[face[0]]
+                article = "an" if kind[0] in "aeiou" else "a"
+                raise IllegalAction(f"{t} is {article} {kind} token; {name} takes {part} tokens.")
         return name, tokens
 
     # race start and end ---------------------------------------------------------------------
