@@ -11,7 +11,9 @@ from rules.rf90 import catalog
 from rules.rf90.engine import RF90, fuel_chit, go_off_track, target_check
 from rules.rf90.state import (
     ACTION_ADAPTER,
+    ROBOT_SEAT,
     Car,
+    ChooseSetup,
     ChooseStart,
     Duel,
     DuelCards,
@@ -25,6 +27,7 @@ from rules.rf90.state import (
     Qualify,
     RF90Action,
     RF90State,
+    RobotTurn,
     Setup,
     StartTurn,
 )
@@ -34,6 +37,7 @@ GAME = _REGISTRY["rf90"] if "rf90" in _REGISTRY else register(RF90())
 __all__ = [
     "ACTION_ADAPTER",
     "Car",
+    "ChooseSetup",
     "ChooseStart",
     "Duel",
     "DuelCards",
@@ -49,6 +53,8 @@ __all__ = [
     "RF90",
     "RF90Action",
     "RF90State",
+    "ROBOT_SEAT",
+    "RobotTurn",
     "Setup",
     "StartTurn",
     "catalog",

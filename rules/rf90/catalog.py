@@ -330,6 +330,12 @@ class LappingTable(Model):
     robot_mp: int = Field(ge=0)
 
 
+class DamageEffectTable(Model):
+    source: str
+    spaces_left: int = Field(ge=0)
+    mp_penalty: int = Field(ge=0)
+
+
 class FlagTable(Model):
     source: str
     safety_car_turns: int = Field(ge=0)
@@ -345,6 +351,7 @@ class RuleTables(Model):
     fuel: FuelTable
     lapping: LappingTable
     flags: FlagTable
+    damage_effects: DamageEffectTable
     strategies: list[Strategy] = Field(min_length=10, max_length=10)
     skills: list[Skill]
 

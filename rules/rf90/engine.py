@@ -15,7 +15,9 @@ from rules.rf90 import catalog as cat
 from rules.rf90.state import (
     ACTION_ADAPTER,
     FUEL_TURNS,
+    ROBOT_SEAT,
     Car,
+    ChooseSetup,
     ChooseStart,
     Duel,
     DuelCards,
@@ -29,6 +31,7 @@ from rules.rf90.state import (
     Qualify,
     RF90State,
     RobotToken,
+    RobotTurn,
     Setup,
     StartTurn,
 )
@@ -63,6 +66,14 @@ def hand_limit(car: Car) -> int:
 
 def damage_capacity(car: Car) -> int:
     return cat.tables().setup.wear[car.setup.wear]
+
+
+def damage_penalty(car: Car) -> int:
+    """MP lost by a badly damaged player's car (Paddock rule, `damage_effects` in rules.json)."""
+    eff = cat.tables().damage_effects
+    if car.is_robot or damage_capacity(car) - car.damage > eff.spaces_left:
+        return 0
+    return eff.mp_penalty
 
 
 def base_chips(car: Car) -> int:
@@ -217,11 +228,35 @@ def teammates(a: Car, b: Car) -> bool:
     return a.robot is not None and a.robot == b.robot
 
 
+def setup_problem(skill: str | None, tyres: int, wear: int, cards: int) -> str | None:
+    """Why a skill and set-up are not allowed (HTP, Car Setup), or None when they are."""
+    t = cat.tables().setup
+    if skill is not None and skill not in cat.skill_ids():
+        return f"Unknown skill {skill!r}: choose one of {', '.join(cat.skill_ids())}."
+    low = min(t.tyres)
+    for name, v in (("tyres", tyres), ("wear", wear), ("cards", cards)):
+        if not low <= v <= t.max_per_category:
+            return (
+                f"Set-up tokens are worth {low} to {t.max_per_category} points: "
+                f"{name} {v} is not allowed."
+            )
+    points = t.tuning_points if skill == "tuning" else t.points
+    if tyres + wear + cards > points:
+        extra = "" if skill == "tuning" else " (8 with Tuning)"
+        return f"Your set-up uses {tyres + wear + cards} points: at most {points}{extra}."
+    return None
+
+
+def robot_only(state: RF90State) -> bool:
+    """No player seats: robot turns are played as RobotTurn actions (Paddock rule)."""
+    return all(c.seat is None for c in state.cars)
+
+
 def safety_car(ctx: Ctx) -> bool:
     return ctx.s.turn <= ctx.s.safety_car_until
 
 
-def move(ctx: Ctx, car: Car, mp: int) -> int:
+def move(ctx: Ctx, car: Car, mp: int, unlap: bool = True) -> int:
     """Spend MP moving forward section by section; stop at a full section. Returns steps.
 
     Leaving a section passes the cars in front in it. Passing a lapped car (not a teammate) needs
@@ -241,7 +276,7 @@ def move(ctx: Ctx, car: Car, mp: int) -> int:
     while left > 0:
         lst = ctx.s.sections[car.section]
         passed = [ctx.s.cars[c] for c in lst[: lst.index(car.id)]]
-        if car.is_robot and any(o.lap > car.lap for o in passed):
+        if (car.is_robot or not unlap) and any(o.lap > car.lap for o in passed):
             ctx.ev("no_unlap", f"{car.name} does not unlap itself.", car=car.id)
             break
         lapped = [o for o in passed if o.lap < car.lap and not teammates(car, o)]
@@ -414,13 +449,13 @@ class RF90(Game[RF90State]):
         rng = Rng.from_seed(seed)
         cars: list[Car] = []
         for seat, p in enumerate(players):
+            chosen = "setup" in p or "skill" in p  # fixed by the race configuration
             setup = Setup.model_validate(p.get("setup", {}))
             skill = p.get("skill")
-            if skill is not None and skill not in cat.skill_ids():
-                raise ValueError(f"unknown skill {skill!r}")
-            points = tables.setup.tuning_points if skill == "tuning" else tables.setup.points
-            if setup.tyres + setup.wear + setup.cards > points:
-                raise ValueError(f"set-up of seat {seat} uses more than {points} points")
+            if chosen:
+                problem = setup_problem(skill, setup.tyres, setup.wear, setup.cards)
+                if problem:
+                    raise ValueError(f"seat {seat}: {problem}")
             cars.append(
                 Car(
                     id=seat,
@@ -428,6 +463,7 @@ class RF90(Game[RF90State]):
                     name=p.get("name", f"{COLOURS[seat % 6]} car"),
                     skill=skill,
                     setup=setup,
+                    setup_chosen=chosen,
                 )
             )
         n_players = max(1, len(players))
@@ -449,25 +485,35 @@ class RF90(Game[RF90State]):
             bag_brown=brown,
         )
         ctx = Ctx(state)
-        for car in state.cars:
-            if not car.is_robot:
-                give_race_cards(ctx, car, hand_limit(car) + tables.setup.extra_starting_cards)
-                if car.skill == "qualifying":
-                    give_track_cards(ctx, car, 2)
+        if all(c.setup_chosen for c in state.cars):
+            self._deal_hands(ctx)
         self._advance(ctx)
         return state
+
+    def _deal_hands(self, ctx: Ctx) -> None:
+        """After the set-up: each player draws hand size + 1 cards, in seat order."""
+        for car in ctx.s.cars:
+            if not car.is_robot:
+                give_race_cards(ctx, car, hand_limit(car) + ctx.tables.setup.extra_starting_cards)
+                if car.skill == "qualifying":
+                    give_track_cards(ctx, car, 2)
 
     # engine interface ---------------------------------------------------------------------
 
     def to_act(self, state: RF90State) -> list[int]:
         s = state
         if s.phase == "setup":
+            choosing = [c.seat for c in s.cars if c.seat is not None and not c.setup_chosen]
+            if choosing:
+                return choosing  # type: ignore[return-value]
             return [c.seat for c in s.cars if c.seat is not None and not c.mulligan_done]
         if s.phase == "qualifying":
             return [c.seat for c in s.cars if c.seat is not None and c.qual_card is None]
         if s.phase == "start":
             return [s.cars[s.grid_order[s.start_next]].seat]  # type: ignore[list-item]
         if s.phase == "race":
+            if s.robot_next is not None:
+                return [ROBOT_SEAT]
             if s.duel is not None:
                 cid = self._duel_next(s)
                 return [s.cars[cid].seat] if cid is not None else []  # type: ignore[list-item]
@@ -485,6 +531,7 @@ class RF90(Game[RF90State]):
             raise NotYourTurn()
         ctx = Ctx(state.model_copy(deep=True))
         handler = {
+            "choose_setup": self._choose_setup,
             "mulligan": self._mulligan,
             "qualify": self._qualify,
             "choose_start": self._choose_start,
@@ -493,6 +540,7 @@ class RF90(Game[RF90State]):
             "end_turn": self._end_turn,
             "duel_declare": self._duel_declare,
             "duel_cards": self._duel_cards,
+            "robot_turn": self._robot_turn_action,
         }.get(action.kind)
         if handler is None:
             raise IllegalAction(f"Unknown action {action.kind!r}.")
@@ -508,11 +556,36 @@ class RF90(Game[RF90State]):
 
     # phase handlers -----------------------------------------------------------------------
 
+    def _choose_setup(self, ctx: Ctx, a: Action) -> None:
+        assert isinstance(a, ChooseSetup)
+        s = ctx.s
+        if s.phase != "setup":
+            raise IllegalAction("The set-up is chosen before qualifying.")
+        car = self.seat_car(s, a.seat)
+        if car.setup_chosen:
+            raise IllegalAction("You have already chosen your skill and set-up.")
+        problem = setup_problem(a.skill, a.tyres, a.wear, a.cards)
+        if problem:
+            raise IllegalAction(problem)
+        car.skill = a.skill
+        car.setup = Setup(tyres=a.tyres, wear=a.wear, cards=a.cards)
+        car.setup_chosen = True
+        skill = f", skill {a.skill}" if a.skill else ""
+        ctx.ev(
+            "setup",
+            f"{car.name} sets up: tyres {a.tyres}, wear {a.wear}, cards {a.cards}{skill}.",
+            car=car.id,
+        )
+        if all(c.setup_chosen for c in s.cars):
+            self._deal_hands(ctx)
+
     def _mulligan(self, ctx: Ctx, a: Action) -> None:
         assert isinstance(a, Mulligan)
         if ctx.s.phase != "setup":
             raise IllegalAction("The substitute car can only be taken before qualifying.")
         car = self.seat_car(ctx.s, a.seat)
+        if not all(c.setup_chosen for c in ctx.s.cars):
+            raise IllegalAction("Every player chooses a set-up before the substitute car.")
         if a.swap:
             n = len(car.hand)
             for cid in car.hand:
@@ -612,6 +685,8 @@ class RF90(Game[RF90State]):
     def _begin_game_turn(self, ctx: Ctx) -> None:
         s = ctx.s
         s.duelled = []
+        s.active_section = None
+        s.active_leader = None
         s.yellow_flags = []
         for car in s.cars:
             car.mark = None
@@ -648,7 +723,7 @@ class RF90(Game[RF90State]):
                 if self._duel_auto(ctx):
                     return
                 continue
-            if s.pending is not None:
+            if s.pending is not None or s.robot_next is not None:
                 return
             nxt = self._next_car(ctx)
             if nxt == DUEL:
@@ -657,6 +732,9 @@ class RF90(Game[RF90State]):
                 self._end_game_turn(ctx)
                 continue
             car = s.cars[nxt]
+            if car.is_robot and robot_only(s):
+                s.robot_next = car.id  # played through a RobotTurn action
+                return
             if car.is_robot:
                 self._robot_turn(ctx, car)
             else:
@@ -700,9 +778,12 @@ class RF90(Game[RF90State]):
             unmoved = [c for c in cars if s.cars[c].mark is None and c not in s.deferred]
             if not unmoved:
                 continue
+            fresh = sec != s.active_section or lead != s.active_leader
+            if fresh:  # a new activation (a restart from a new leader activates again)
+                s.active_section, s.active_leader = sec, lead
             if (
                 ctx.track.sections[sec].kind == "curve"
-                and sec not in s.duelled
+                and fresh
                 and not safety_car(ctx)
                 and len(unmoved) >= 2
                 and any(not s.cars[c].is_robot for c in unmoved)
@@ -768,6 +849,14 @@ class RF90(Game[RF90State]):
             lst.remove(car.id)
             lst.insert(0, car.id)
             ctx.ev("late_brake", f"{car.name} brakes late and passes.", car=car.id)
+
+    def _robot_turn_action(self, ctx: Ctx, a: Action) -> None:
+        assert isinstance(a, RobotTurn)
+        s = ctx.s
+        if s.robot_next is None or a.car != s.robot_next:
+            raise IllegalAction(f"It is not car {a.car}'s turn.")
+        s.robot_next = None
+        self._robot_turn(ctx, s.cars[a.car])
 
     def _robot_turn(self, ctx: Ctx, car: Car) -> None:
         s, rt = ctx.s, ctx.tables.robots
@@ -1106,6 +1195,10 @@ class RF90(Game[RF90State]):
         if car.strategy == "hazard":
             mp += drawn_damage
         mp += weather_modifier(ctx, car)
+        hurt = damage_penalty(car)
+        if hurt:
+            mp -= hurt
+            ctx.ev("damaged", f"{car.name} is damaged: {hurt} MP less.", car=car.id, mp=-hurt)
         slip_ahead: list[int] = []
         if car.strategy in ("chase", "slipstream") and not car.off_track:
             n = ctx.track.length
@@ -1126,7 +1219,7 @@ class RF90(Game[RF90State]):
         for cid in cards:
             discard(ctx, cid)
         car.last_mp = mp
-        steps = move(ctx, car, mp)
+        steps = move(ctx, car, mp, unlap=a.unlap)
         ctx.ev(
             "move",
             f"{car.name} moves {steps} section(s) with {mp} MP.",

@@ -13,6 +13,8 @@ from rules.base import Action
 from rules.rf90 import catalog as cat
 from rules.rf90.state import (
     FUEL_TURNS,
+    ROBOT_SEAT,
+    ChooseSetup,
     ChooseStart,
     DuelCards,
     DuelDeclare,
@@ -22,6 +24,7 @@ from rules.rf90.state import (
     PlayCards,
     Qualify,
     RF90State,
+    RobotTurn,
     StartTurn,
 )
 
@@ -52,8 +55,13 @@ def card_plays(game: RF90, state: RF90State, seat: int) -> list[list[int]]:
 def legal_actions(game: RF90, state: RF90State, seat: int) -> list[Action]:
     if seat not in game.to_act(state):
         return []
+    if seat == ROBOT_SEAT:
+        assert state.robot_next is not None
+        return [RobotTurn(seat=seat, car=state.robot_next)]
     car = game.seat_car(state, seat)
     out: list[Action] = []
+    if state.phase == "setup" and not car.setup_chosen:
+        return setup_choices(seat)
     if state.phase == "setup":
         return [Mulligan(seat=seat, swap=False), Mulligan(seat=seat, swap=True)]
     if state.phase == "qualifying":
@@ -101,12 +109,31 @@ def legal_actions(game: RF90, state: RF90State, seat: int) -> list[Action]:
     return [EndTurn(seat=seat, late_brake=b, trajectory=t) for b in brakes for t in trajs]
 
 
+def setup_choices(seat: int) -> list[Action]:
+    """Every legal skill and set-up (HTP, Car Setup)."""
+    from rules.rf90.engine import setup_problem
+
+    out: list[Action] = []
+    for skill in [None, *cat.skill_ids()]:
+        for t in range(1, 4):
+            for w in range(1, 4):
+                for c in range(1, 4):
+                    if setup_problem(skill, t, w, c) is None:
+                        out.append(ChooseSetup(seat=seat, skill=skill, tyres=t, wear=w, cards=c))
+    return out
+
+
 def robot_action(game: RF90, state: RF90State, seat: int) -> Action:
     if seat not in game.to_act(state):
         raise ValueError(f"seat {seat} is not to act")
+    if seat == ROBOT_SEAT:
+        assert state.robot_next is not None
+        return RobotTurn(seat=seat, car=state.robot_next)
     car = game.seat_car(state, seat)
     cards = cat.cards(state.track)
     track = cat.track(state.track)
+    if state.phase == "setup" and not car.setup_chosen:
+        return ChooseSetup(seat=seat)  # the standard dashboard 2/2/2, no skill
     if state.phase == "setup":
         fast = sum(1 for c in car.hand if cards[c].mp >= 3)
         return Mulligan(seat=seat, swap=fast < 2)

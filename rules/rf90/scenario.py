@@ -18,7 +18,7 @@ from typing import Any
 from rules.base import Event
 from rules.rf90 import catalog as cat
 from rules.rf90.engine import RF90, Ctx, go_off_track, leader
-from rules.rf90.state import Car, Pending, RF90State
+from rules.rf90.state import ROBOT_SEAT, Car, Pending, RF90State, RobotTurn
 from rules.rng import Rng
 
 
@@ -120,10 +120,17 @@ def begin(state: RF90State, car_id: int) -> RF90State:
 
 
 def advance(game: RF90, state: RF90State) -> tuple[RF90State, list[Event]]:
-    """Let the engine run its automatic steps (robots, activation, duels) from this state."""
+    """Let the engine run its automatic steps (robots, activation, duels) from this state.
+
+    In a race without player seats the robot turns are RobotTurn actions: they are played too.
+    """
     ctx = Ctx(state.model_copy(deep=True))
     game._advance(ctx)
-    return ctx.s, ctx.events
+    state, events = ctx.s, ctx.events
+    while state.robot_next is not None:
+        state, more = game.apply(state, RobotTurn(seat=ROBOT_SEAT, car=state.robot_next))
+        events += more
+    return state, events
 
 
 def off_track(state: RF90State, car_id: int, corner_section: int) -> tuple[RF90State, list[Event]]:

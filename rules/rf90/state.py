@@ -12,6 +12,7 @@ RobotType = Literal["slow", "fast", "superfast"]
 TyreType = Literal["soft", "hard", "intermediate", "wet"]
 Status = Literal["running", "retired", "out of fuel"]
 FUEL_TURNS = (8, 10, 12, 14, 16)
+ROBOT_SEAT = -1  # the pseudo-seat that plays robot cars' turns in a robot-only race
 
 
 class Setup(Model):
@@ -27,6 +28,7 @@ class Car(Model):
     name: str
     skill: str | None = None
     setup: Setup = Setup()
+    setup_chosen: bool = True  # False while the seat still has to choose skill and set-up
     hand: list[int] = []
     mulligan_done: bool = False
     qual_card: int | None = None  # face up after the reveal: the target check
@@ -123,9 +125,25 @@ class RF90State(GameState):
     deferred: list[int] = []  # cars in front of the leader in its section at the turn start
     yellow_flags: list[int] = []  # sections showing a yellow flag this game turn
     safety_car_until: int = 0  # the safety car is out while turn <= this
+    active_section: int | None = None  # the section being activated (duels once per activation)
+    active_leader: int | None = None  # the leader when that activation began (FAS case 2)
+    robot_next: int | None = None  # robot-only race: the robot car whose RobotTurn is awaited
 
 
 # --- actions ----------------------------------------------------------------------------------
+
+
+class ChooseSetup(Action):
+    """Set-up phase: the car's skill and its set-up tokens (points for tyres, wear, cards).
+
+    The numbers are checked by the engine (IllegalAction with a message), not by the model.
+    """
+
+    kind: Literal["choose_setup"] = "choose_setup"
+    skill: str | None = None
+    tyres: int = 2
+    wear: int = 2
+    cards: int = 2
 
 
 class Mulligan(Action):
@@ -185,6 +203,7 @@ class PlayCards(Action):
     sharp_discard: int | None = None
     save_fuel_choice: Literal["track_card", "fuel"] = "track_card"
     balance_damage: bool = False  # Balance bonus: pay one tyre with a damage disc
+    unlap: bool = True  # False: stay behind cars on a higher lap rather than unlap yourself
 
 
 class EndTurn(Action):
@@ -206,8 +225,24 @@ class DuelCards(Action):
     cards: list[int] = Field(default=[], max_length=2)
 
 
+class RobotTurn(Action):
+    """A robot car's whole individual turn, in a race without player seats (seat ROBOT_SEAT)."""
+
+    kind: Literal["robot_turn"] = "robot_turn"
+    car: int
+
+
 RF90Action = Annotated[
-    Mulligan | Qualify | ChooseStart | StartTurn | PlayCards | EndTurn | DuelDeclare | DuelCards,
+    ChooseSetup
+    | Mulligan
+    | Qualify
+    | ChooseStart
+    | StartTurn
+    | PlayCards
+    | EndTurn
+    | DuelDeclare
+    | DuelCards
+    | RobotTurn,
     Field(discriminator="kind"),
 ]
 ACTION_ADAPTER: TypeAdapter[RF90Action] = TypeAdapter(RF90Action)

@@ -7,6 +7,7 @@ import pytest
 from rules.errors import IllegalAction
 from rules.rf90 import (
     GAME,
+    ChooseSetup,
     DuelCards,
     DuelDeclare,
     Mulligan,
@@ -206,6 +207,8 @@ def _qualify(picks):
     """picks: per seat (card id, fuel turn). No robots."""
     state = GAME.new_game(5, {"players": len(picks), "robots": {"superfast": 0}})
     for seat in range(len(picks)):
+        state, _ = GAME.apply(state, ChooseSetup(seat=seat))
+    for seat in range(len(picks)):
         state, _ = GAME.apply(state, Mulligan(seat=seat))
     for seat, (cid, _) in enumerate(picks):
         state.cars[seat].hand.append(cid)
@@ -242,6 +245,8 @@ def test_qualification_full_tie_is_a_draw_but_deterministic():
 
 def test_qualification_picks_are_hidden_until_revealed():
     state = GAME.new_game(5, {"players": 2})
+    for seat in range(2):
+        state, _ = GAME.apply(state, ChooseSetup(seat=seat))
     for seat in range(2):
         state, _ = GAME.apply(state, Mulligan(seat=seat))
     pick = state.cars[0].hand[0]
@@ -367,3 +372,67 @@ def test_off_track_car_on_its_fuel_turn_is_out_of_fuel():
     )
     state, _ = advance(GAME, state)
     assert state.cars[0].status == "out of fuel"
+
+
+# --- Set-up and skill (how-to-play, Car Setup) -------------------------------------------------
+
+
+def test_setup_phase_comes_before_the_hands_and_qualifying():
+    state = GAME.new_game(5, {"players": 2})
+    assert state.phase == "setup" and GAME.to_act(state) == [0, 1]
+    assert all(not c.setup_chosen and c.hand == [] for c in state.cars if c.seat is not None)
+    state, events = GAME.apply(state, ChooseSetup(seat=1, skill="tuning", tyres=3, wear=3, cards=2))
+    assert [e.kind for e in events] == ["setup"]
+    assert GAME.to_act(state) == [0] and state.cars[1].hand == []  # nobody drew yet
+    with pytest.raises(IllegalAction, match="chooses a set-up before the substitute car"):
+        GAME.apply(state, Mulligan(seat=0))
+    state, _ = GAME.apply(state, ChooseSetup(seat=0, skill="qualifying", tyres=1, wear=2, cards=3))
+    assert GAME.to_act(state) == [0, 1]  # now the substitute car
+    a, b = state.cars[0], state.cars[1]
+    assert (a.setup.tyres, a.setup.wear, a.setup.cards, a.skill) == (1, 2, 3, "qualifying")
+    # hand size + 1 cards: 7 + 1 Race cards, and 2 Track cards for Qualifying
+    assert sum(1 for c in a.hand if c <= catalog.TRACK_CARD_BASE) == 8
+    assert sum(1 for c in a.hand if c > catalog.TRACK_CARD_BASE) == 2
+    assert len(b.hand) == 6 + 1  # cards 2 = hand 6, + 1
+    from rules.rf90.engine import base_chips, damage_capacity
+
+    assert (base_chips(b), damage_capacity(b)) == (14, 5)  # tyres 3 = 14, wear 3 = 5
+    with pytest.raises(IllegalAction, match="already chosen"):
+        GAME.apply(state, ChooseSetup(seat=0))
+
+
+@pytest.mark.parametrize(
+    ("choice", "message"),
+    [
+        ({"tyres": 3, "wear": 3, "cards": 1}, "uses 7 points: at most 6 \\(8 with Tuning\\)"),
+        ({"tyres": 4, "wear": 1, "cards": 1}, "worth 1 to 3 points: tyres 4"),
+        ({"tyres": 2, "wear": 0, "cards": 2}, "worth 1 to 3 points: wear 0"),
+        ({"skill": "tuning", "tyres": 3, "wear": 3, "cards": 3}, "uses 9 points: at most 8"),
+        ({"skill": "tuning", "tyres": 4, "wear": 2, "cards": 2}, "tyres 4"),
+        ({"skill": "nitro"}, "Unknown skill 'nitro'"),
+    ],
+)
+def test_bad_setups_are_refused_with_a_clear_message(choice, message):
+    state = GAME.new_game(5, {"players": 1})
+    with pytest.raises(IllegalAction, match=message):
+        GAME.apply(state, ChooseSetup(seat=0, **choice))
+
+
+def test_tuning_allows_eight_points_and_the_config_can_fix_the_setup():
+    state = GAME.new_game(5, {"players": 1})
+    state, _ = GAME.apply(state, ChooseSetup(seat=0, skill="tuning", tyres=3, wear=2, cards=3))
+    assert state.cars[0].setup.tyres + state.cars[0].setup.wear + state.cars[0].setup.cards == 8
+    fixed = GAME.new_game(5, {"players": [{"skill": "reflexes", "setup": {"tyres": 3, "wear": 1}}]})
+    assert fixed.cars[0].setup_chosen and len(fixed.cars[0].hand) == 7
+    assert GAME.to_act(fixed) == [0]  # straight to the substitute car
+    with pytest.raises(ValueError, match="at most 6"):
+        GAME.new_game(5, {"players": [{"setup": {"tyres": 3, "wear": 3, "cards": 3}}]})
+
+
+def test_the_robot_policy_chooses_the_standard_setup_and_it_is_legal():
+    state = GAME.new_game(5, {"players": 1})
+    action = GAME.robot_action(state, 0)
+    assert action == ChooseSetup(seat=0, skill=None, tyres=2, wear=2, cards=2)
+    legal = GAME.legal_actions(state, 0)
+    assert action in legal
+    assert len(legal) == 17 + 7 * 17 + 26  # no skill / 7 other skills: 17 each; Tuning: 26
