@@ -191,12 +191,20 @@ class WaddingtonCog(commands.Cog):
             status="lobby",
             seats=[human_seat(0, interaction.user)],
         )
-        await interaction.response.send_message(
-            f"🏁 **{title}** - race #{record.id}: lobby open in the thread below "
-            f"({laps} lap{'s' if laps != 1 else ''})."
-        )
-        message = await interaction.original_response()
-        thread = await message.create_thread(name=f"F1 race #{record.id}"[:100])
+        name = f"F1 race #{record.id}"
+        if isinstance(interaction.channel, discord.Thread):
+            # A message in a thread cannot start another thread: open it in the parent.
+            thread = await channel.create_thread(name=name, type=discord.ChannelType.public_thread)
+            await interaction.response.send_message(
+                f"🏁 **{title}** - race #{record.id}: lobby open in {thread.mention}."
+            )
+        else:
+            await interaction.response.send_message(
+                f"🏁 **{title}** - race #{record.id}: lobby open in the thread below "
+                f"({laps} lap{'s' if laps != 1 else ''})."
+            )
+            message = await interaction.original_response()
+            thread = await message.create_thread(name=name)
         await self.store.update_game(record.id, thread_id=thread.id)
         lobby = await thread.send(
             embed=await self._lobby_embed(record.id), view=self._lobby_view(record.id)
