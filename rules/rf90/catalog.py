@@ -328,18 +328,33 @@ class LappingTable(Model):
     fail_mp: int = Field(ge=0)
     skill_fail_mp: int = Field(ge=0)
     robot_mp: int = Field(ge=0)
+    lapped_car_yields: bool = True
+    lapped_car_yields_source: str = ""
 
 
 class DamageEffectTable(Model):
     source: str
     spaces_left: int = Field(ge=0)
     mp_penalty: int = Field(ge=0)
+    check_per_brown: int = Field(0, ge=0)
+    check_per_brown_source: str = ""
 
 
 class FlagTable(Model):
     source: str
     safety_car_turns: int = Field(ge=0)
     safety_car_max_mp: int = Field(ge=0)
+
+
+class TeamTable(Model):
+    source: str
+    max_cars: int = Field(ge=1)
+
+
+class StageEventTable(Model):
+    source: str
+    weather_steps: int = Field(ge=0)
+    flag_safety_car: bool
 
 
 class RuleTables(Model):
@@ -351,6 +366,8 @@ class RuleTables(Model):
     fuel: FuelTable
     lapping: LappingTable
     flags: FlagTable
+    stage_events: StageEventTable
+    teams: TeamTable
     damage_effects: DamageEffectTable
     strategies: list[Strategy] = Field(min_length=10, max_length=10)
     skills: list[Skill]

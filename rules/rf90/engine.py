@@ -94,7 +94,10 @@ def target_check(ctx: Ctx, car: Car) -> int:
 
 
 def bonus_to_checks(car: Car) -> int:
-    return (20 if car.skill == "reflexes" else 0) + (10 if car.strategy == "consistency" else 0)
+    bonus = (20 if car.skill == "reflexes" else 0) + (10 if car.strategy == "consistency" else 0)
+    if not car.is_robot:  # brown discs weigh on checks (Paddock rule, `damage_effects`)
+        bonus -= cat.tables().damage_effects.check_per_brown * car.damage_brown
+    return bonus
 
 
 def position_key(ctx: Ctx, car: Car) -> tuple[int, int, int]:
@@ -224,8 +227,39 @@ def section_full(ctx: Ctx, section: int) -> bool:
 
 
 def teammates(a: Car, b: Car) -> bool:
-    """Robots of one type are a team (Paddock rule); players have no teammates."""
-    return a.robot is not None and a.robot == b.robot
+    """Robots of one type are a team; players sharing a team name in the race configuration are
+    a team (Paddock rule)."""
+    if a.robot is not None:
+        return a.robot == b.robot
+    return a.team is not None and b.robot is None and a.team == b.team
+
+
+def must_yield(car: Car, other: Car) -> bool:
+    """Blue flag: `car` is lapped by `other` (a higher lap, not a teammate) and must let it by."""
+    return other.lap > car.lap and not teammates(car, other)
+
+
+def blue_flag_yield(ctx: Ctx, car: Car) -> None:
+    """At the end of a lapped car's individual turn, the cars of a higher lap (not teammates)
+    behind it in its section go in front of it, in their order (Paddock rule)."""
+    if not car.running or car.off_track or not ctx.tables.lapping.lapped_car_yields:
+        return
+    lst = ctx.s.sections[car.section]
+    i = lst.index(car.id)
+    faster = [c for c in lst[i + 1 :] if must_yield(car, ctx.s.cars[c])]
+    if not faster:
+        return
+    for c in faster:
+        lst.remove(c)
+    lst[i:i] = faster
+    ctx.ev(
+        "blue_flag_yield",
+        f"{car.name} obeys the blue flag and lets "
+        + ", ".join(ctx.s.cars[c].name for c in faster)
+        + " by.",
+        car=car.id,
+        passed_by=faster,
+    )
 
 
 def setup_problem(skill: str | None, tyres: int, wear: int, cards: int) -> str | None:
@@ -462,10 +496,14 @@ class RF90(Game[RF90State]):
                     seat=seat,
                     name=p.get("name", f"{COLOURS[seat % 6]} car"),
                     skill=skill,
+                    team=p.get("team"),
                     setup=setup,
                     setup_chosen=chosen,
                 )
             )
+        for team in {c.team for c in cars if c.team is not None}:
+            if sum(1 for c in cars if c.team == team) > tables.teams.max_cars:
+                raise ValueError(f"team {team!r} has more than {tables.teams.max_cars} cars")
         n_players = max(1, len(players))
         robots = config.get("robots") or tables.robots.by_players[min(n_players, 6)]
         for rtype in ("superfast", "fast", "slow"):
@@ -710,6 +748,33 @@ class RF90(Game[RF90State]):
                 s.cars[cands[0]].robot_pit_due = True
         stage = ctx.track.stage(s.turn)
         ctx.ev("turn", f"Turn {s.turn} (stage {stage}).", turn=s.turn, stage=stage)
+        if s.turn > 1 and s.turn in ctx.track.stages:
+            self._stage_events(ctx, stage)
+
+    def _stage_events(self, ctx: Ctx, stage: int) -> None:
+        """A new race stage: weather forecast and debris (Paddock rule, `stage_events`)."""
+        s, se, wt = ctx.s, ctx.tables.stage_events, ctx.tables.weather
+        cid = draw_race(ctx)
+        if cid is None:
+            return
+        s.race_discard.append(cid)
+        card = ctx.cards[cid]
+        aim = wt.space_for(card.check_factor)
+        step = max(-se.weather_steps, min(se.weather_steps, aim - s.weather))
+        ctx.ev(
+            "stage",
+            f"Stage {stage} begins: forecast card {card.check_factor}.",
+            stage=stage,
+            card=cid,
+            forecast=aim,
+        )
+        if step:
+            s.weather += step
+            ctx.ev("weather", f"Weather: {wt.spaces[s.weather].name}.", space=s.weather)
+            self._robots_weather(ctx)
+        if se.flag_safety_car and card.flag:
+            s.safety_car_until = max(s.safety_car_until, s.turn + ctx.tables.flags.safety_car_turns)
+            ctx.ev("safety_car", "Debris: the safety car comes out.", until=s.safety_car_until)
 
     def _advance(self, ctx: Ctx) -> None:
         """Run automatic steps until a player must decide or the race ends."""
@@ -893,6 +958,7 @@ class RF90(Game[RF90State]):
         car.mark = "ended"
         if car.running:
             self._robot_late_brake(ctx, car)
+        blue_flag_yield(ctx, car)
         self._occupy_best(ctx, car, allow_extreme=False)
 
     def _occupy_best(self, ctx: Ctx, car: Car, allow_extreme: bool) -> None:
@@ -977,6 +1043,7 @@ class RF90(Game[RF90State]):
             car.trajectory = None
             s.pending = None
             ctx.ev("skip", f"{car.name} skips the turn.", car=car.id, turn=s.turn)
+            blue_flag_yield(ctx, car)
             return
         if a.wise_driving is not None:
             for cid in a.wise_driving:
@@ -1273,6 +1340,7 @@ class RF90(Game[RF90State]):
             car.trajectory = a.trajectory
         car.mark = "ended"
         s.pending = None
+        blue_flag_yield(ctx, car)
 
     # duels --------------------------------------------------------------------------------
 
@@ -1311,6 +1379,21 @@ class RF90(Game[RF90State]):
                 self._resolve_duel(ctx)
                 return False
             car = s.cars[cid]
+            if (
+                d.stage == "declare"
+                and d.challenger is not None
+                and ctx.tables.lapping.lapped_car_yields
+                and must_yield(car, s.cars[d.challenger])
+            ):
+                self._duel_answer(ctx, cid, join=False)
+                ctx.ev(
+                    "blue_flag_yield",
+                    f"{car.name} is lapped and may not fight "
+                    f"{s.cars[d.challenger].name}: it refuses the duel.",
+                    car=cid,
+                    passed_by=[d.challenger],
+                )
+                continue
             if not car.is_robot:
                 return True
             if d.stage == "declare":

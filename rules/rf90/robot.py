@@ -178,6 +178,7 @@ def _best_play(game: RF90, state: RF90State, seat: int) -> PlayCards:
     assert p is not None
     traj = track.trajectory(p.trajectory) if p.trajectory else None
     room = damage_capacity(car) - car.damage
+    eff = cat.tables().damage_effects
     best: tuple[float, PlayCards] | None = None
     for play in card_plays(game, state, seat):
         played = [cards[c] for c in play]
@@ -203,6 +204,8 @@ def _best_play(game: RF90, state: RF90State, seat: int) -> PlayCards:
         if damage >= room:
             continue
         mp = sum(c.mp for c in played) + (traj.bonus if use and traj else 0)
+        if room - damage <= eff.spaces_left:  # the damage effect applies in this move's phase D
+            mp -= eff.mp_penalty
         score = mp - 0.6 * tyres - 1.2 * damage - 0.3 * len(play) + 0.05 * (room - damage)
         pool = [c for c in rest if c not in tyre_cards]
         action = PlayCards(

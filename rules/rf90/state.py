@@ -27,6 +27,7 @@ class Car(Model):
     robot: RobotType | None = None
     name: str
     skill: str | None = None
+    team: str | None = None  # players sharing a team name are teammates (Paddock rule)
     setup: Setup = Setup()
     setup_chosen: bool = True  # False while the seat still has to choose skill and set-up
     hand: list[int] = []
