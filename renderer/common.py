@@ -1,15 +1,18 @@
 """Shared drawing toolkit for every Paddock renderer.
 
-Fonts (Pillow's bundled scalable font, cached per size), the car colour palette, car
-markers (colour plus a number, always with an outline so they read on any background),
-text helpers (ellipsis truncation, faux bold), a table helper and PNG encoding.
+Fonts (Noto Sans from the `fontpkg-noto-sans` package, regular and bold, cached per size;
+Pillow's bundled font if that package is missing), the car colour palette, car markers
+(colour plus a number, always with an outline so they read on any background), text helpers
+(only what the font lacks is replaced, ellipsis truncation), a table helper and PNG encoding.
 
 Everything here is pure and deterministic: the same drawing calls give the same bytes.
 """
 
 from __future__ import annotations
 
+import importlib.resources
 import io
+import json
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -39,14 +42,57 @@ ELLIPSIS = "…"
 
 # --- fonts -------------------------------------------------------------------------------
 
+# Noto Sans (fontpkg-noto-sans, OFL-1.1): Latin with accents, Greek, Cyrillic; one variable TTF
+REGULAR_WEIGHT = 400
+BOLD_WEIGHT = 700
+
 
 @cache
-def font(size: int) -> ImageFont.FreeTypeFont:
-    """Pillow's bundled scalable font (Aileron) at `size` px; cached per size."""
+def _font_file() -> str | None:
+    """Path of the upright Noto Sans variable TTF shipped by the `fontpkg-noto-sans` package,
+    read from the package's own metadata.json (the file `fontpkg.path("Noto Sans")` gives,
+    without importing fontpkg's registry, which scans every installed distribution); None if
+    the package is not installed."""
+    try:
+        root = importlib.resources.files("fontpkg_noto_sans")
+        meta = json.loads((root / "metadata.json").read_text(encoding="utf-8"))
+        upright = next(f["path"] for f in meta["files"] if f["style"] == "normal")
+        path = root / upright
+    except (ImportError, OSError, ValueError, KeyError, StopIteration):
+        return None
+    return str(path) if path.is_file() else None
+
+
+def has_real_bold() -> bool:
+    """Whether bold text uses a real bold face (Noto Sans) rather than a faux bold."""
+    return _font_file() is not None
+
+
+@cache
+def font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
+    """Noto Sans at `size` px (its Bold instance if `bold`), cached per size and weight; falls
+    back to Pillow's bundled scalable font (Aileron, Latin without accents, no bold face) if
+    the font package is missing."""
+    path = _font_file()
+    if path is not None:
+        loaded = ImageFont.truetype(path, size)
+        weight = BOLD_WEIGHT if bold else REGULAR_WEIGHT
+        loaded.set_variation_by_axes(
+            [
+                weight if _axis_name(a) == "weight" else a["default"]
+                for a in loaded.get_variation_axes()
+            ]
+        )
+        return loaded
     loaded = ImageFont.load_default(size=size)
     if not isinstance(loaded, ImageFont.FreeTypeFont):  # Pillow built without FreeType
         raise RuntimeError("Paddock's renderer needs Pillow with FreeType support")
     return loaded
+
+
+def _axis_name(axis: dict) -> str:
+    name = axis["name"]
+    return (name.decode("ascii", "replace") if isinstance(name, bytes) else name).strip().lower()
 
 
 _NOTDEF_PROBE = "\U0010fffd"  # a private-use code point no font covers
@@ -98,23 +144,25 @@ def _displayable_char(char: str) -> str:
 
 
 def displayable(text: str) -> str:
-    """`text` with characters the bundled font lacks replaced by readable stand-ins: the
-    font has no accented letters, so 'Björn Émile' becomes 'Bjorn Emile', and dashes become
-    '-'. Characters with no stand-in are kept (drawn as a box, never an error)."""
+    """`text` with only the characters the font lacks replaced by readable stand-ins. Noto
+    Sans covers Latin (accents, 'ß', 'Ł', 'ø'...), Greek, Cyrillic and dashes, so 'Björn
+    Émilie Łukasz — Straße' is drawn as is; with the fallback font (no accents) it becomes
+    'Bjorn Emilie Lukasz - Strasse'. Characters with no stand-in are kept (drawn as a box,
+    never an error)."""
     if text.isascii():
         return text
     return "".join(_displayable_char(c) for c in text)
 
 
 def bold_smear(size: int, bold: bool) -> int:
-    """Extra px of width for a faux bold: the bundled font has no bold face, so bold text is
-    drawn again shifted right by 1..n px (lighter and crisper than a stroke outline)."""
-    return max(1, size // 20) if bold else 0
+    """Extra px of width for a faux bold, used only with the fallback font (no bold face):
+    bold text is then drawn again shifted right by 1..n px. 0 with Noto Sans's real Bold."""
+    return max(1, size // 20) if bold and not has_real_bold() else 0
 
 
 @lru_cache(maxsize=8192)
 def text_width(text: str, size: int, bold: bool = False) -> float:
-    return font(size).getlength(text) + bold_smear(size, bold)
+    return font(size, bold).getlength(text) + bold_smear(size, bold)
 
 
 def ellipsize(text: str, size: int, max_width: float, bold: bool = False) -> str:
@@ -139,11 +187,12 @@ def _text_mask(text: str, size: int, bold: bool, anchor: str) -> tuple[Image.Ima
     the costliest part of a table, and the same strings (numbers, names) recur, so masks are
     cached (bounded) and blitted with `ImageDraw.bitmap`."""
     smear = bold_smear(size, bold)
-    left, top, right, bottom = font(size).getbbox(text, anchor=anchor)
+    face = font(size, bold)
+    left, top, right, bottom = face.getbbox(text, anchor=anchor)
     mask = Image.new("L", (max(1, right - left + smear), max(1, bottom - top)), 0)
     draw = ImageDraw.Draw(mask)
     for dx in range(smear + 1):
-        draw.text((dx - left, -top), text, fill=255, font=font(size), anchor=anchor)
+        draw.text((dx - left, -top), text, fill=255, font=face, anchor=anchor)
     shift = {"l": 0, "m": smear // 2, "r": smear}.get(anchor[0], 0)
     return mask, left - shift, top
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from renderer import common
 from renderer.common import (
@@ -200,10 +200,62 @@ def test_ellipsize_truncates_to_width():
     assert ellipsize(text, 23, 1) == ""
 
 
-def test_displayable_replaces_letters_the_font_lacks():
+def _clear_font_caches() -> None:
+    for cached in (
+        common._font_file,
+        common.font,
+        common._has_glyph,
+        common._displayable_char,
+        common.text_width,
+        common._text_mask,
+    ):
+        cached.cache_clear()
+
+
+@pytest.fixture
+def fallback_font(monkeypatch):
+    """The renderer as it is when the font package is missing: Pillow's bundled font."""
+    _clear_font_caches()
+    monkeypatch.setattr(common, "_font_file", lambda: None)
+    yield
+    monkeypatch.undo()
+    _clear_font_caches()
+
+
+def test_displayable_keeps_what_the_font_has_and_replaces_what_it_lacks():
+    assert common.has_real_bold()
+    assert displayable("Björn Émilie Łukasz — Straße") == "Björn Émilie Łukasz — Straße"
+    assert displayable("José Núñez, Żółć, Ångström") == "José Núñez, Żółć, Ångström"
+    assert displayable("plain ascii") == "plain ascii"
+    assert displayable("\U0001d400\u2462") == "A3"  # math bold A, circled 3: not in the font
+    assert displayable("😀") == "😀"  # no stand-in: kept (drawn as a box)
+
+
+def test_displayable_replaces_letters_the_fallback_font_lacks(fallback_font):
+    assert not common.has_real_bold()
     assert displayable("Björn Émilie Łukasz — Straße") == "Bjorn Emilie Lukasz - Strasse"
     assert displayable("plain ascii") == "plain ascii"
     assert displayable("😀") == "😀"  # no stand-in: kept (drawn as a box)
+    image = open_png(render_standings(TITLE, SUBTITLE, lines(3)))  # still renders
+    assert image.width == WIDTH
+
+
+def test_accented_letters_are_drawn_with_their_accents():
+    def drawn(text: str, bold: bool = False) -> bytes:
+        image = Image.new("L", (80, 80), 0)
+        shown = common.draw_text(ImageDraw.Draw(image), (10, 10), text, 40, 255, bold=bold)
+        assert shown == text
+        return image.tobytes()
+
+    for accented, plain in [("É", "E"), ("ö", "o"), ("Ł", "L"), ("ñ", "n"), ("—", "-")]:
+        assert drawn(accented) != drawn(plain), accented
+        assert drawn(accented, bold=True) != drawn(plain, bold=True), accented
+    assert drawn("É", bold=True) != drawn("É")  # a real bold face
+    plain_names = [line(i, name=n) for i, n in enumerate(["Emilie Lefevre", "Lukasz Zolc"])]
+    accented_names = [line(i, name=n) for i, n in enumerate(["Émilie Lefèvre", "Łukasz Żółć"])]
+    assert render_standings(TITLE, SUBTITLE, accented_names) != render_standings(
+        TITLE, SUBTITLE, plain_names
+    )
 
 
 def test_long_subtitle_wraps_to_at_most_two_lines():
