@@ -103,6 +103,7 @@ async def bench_league(quick: bool) -> tuple[dict[str, Any], dict[str, Any]]:
     with tempfile.TemporaryDirectory() as tmp:
         bot = bot_helpers.make_bot(Path(tmp) / "bench.db")
         async with fakediscord.InProcessDriver(bot, bot_helpers.world()) as driver:
+            await bot.images_warm  # as a running bot would have by now
             guild = driver.world.guild_id
             await _league_fixture(bot.store, guild, "Bench Cup", 10, 8)
             moves = []
@@ -159,7 +160,7 @@ async def bench_waddington(quick: bool) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         bot = bot_helpers.make_bot(Path(tmp) / "f1.db")
         async with InProcessDriver(bot, bot_helpers.world()) as driver:
-            await bot.get_cog("WaddingtonCog")._warm  # as a running bot would have by now
+            await bot.images_warm  # as a running bot would have by now
             gid = await f1_driver.start_race(driver, laps=3, robots=2)
             while len(moves) < clicks:
                 game, state, _ = await f1_driver.state_of(driver, gid)
@@ -239,6 +240,7 @@ async def bench_pitformula(quick: bool) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         bot = bot_helpers.make_bot(Path(tmp) / "pit.db")
         async with fakediscord.InProcessDriver(bot, world) as driver:
+            await bot.images_warm  # as a running bot would have by now
             cog = bot.get_cog("PitCog")
             cog.countdown_seconds = 0
             games: list[int] = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -13,6 +14,7 @@ from bot.components import Handler, PaddockButton
 from bot.errors import report_error
 from bot.settings import Settings
 from bot.timers import TimerManager
+from renderer.boards import warm_all
 from store import SqliteStore
 
 log = logging.getLogger("paddock")
@@ -57,6 +59,7 @@ class PaddockBot(commands.Bot):
         self.store = store or SqliteStore(settings.db_path)
         self.timers = TimerManager(self)
         self.component_routes: dict[str, Handler] = {}
+        self.images_warm: asyncio.Task[None] | None = None
 
     async def setup_hook(self) -> None:
         applied = await self.store.open()
@@ -66,6 +69,11 @@ class PaddockBot(commands.Bot):
             await self.load_extension(extension)
         self.add_dynamic_items(PaddockButton)
         self.timers.start()
+        # The first draw of each image kind builds fonts and static layers (up to a second);
+        # do it now, off the event loop, rather than in a player's first move.
+        self.images_warm = asyncio.create_task(
+            asyncio.to_thread(warm_all), name="paddock-warm-images"
+        )
         if self.settings.sync_commands:
             await self.sync_commands()
 
@@ -85,6 +93,8 @@ class PaddockBot(commands.Bot):
         log.info("ready as %s in %d guild(s)", self.user, len(self.guilds))
 
     async def close(self) -> None:
+        if self.images_warm is not None:
+            self.images_warm.cancel()
         await self.timers.stop()
         await super().close()
         await self.store.close()

@@ -23,3 +23,28 @@ def board_renderers() -> dict[str, Callable[[Any], bytes]]:
         except ModuleNotFoundError:
             continue  # that game's renderer is not built yet
     return found
+
+
+def warm_all() -> None:
+    """Draw each kind of image once, so that fonts, sprites and static layers are cached
+    before the first player waits for one (the first draw of each costs up to a second)."""
+    from renderer.standings import StandingsLine, render_standings
+    from renderer.waddington import warm_caches
+    from rules.base import get_game
+
+    line = StandingsLine(
+        position=1,
+        tied=False,
+        name="Warm-up",
+        colour="red",
+        points=10,
+        wins=1,
+        podiums=1,
+        rounds=1,
+        results=["1"],
+    )
+    render_standings("Warm-up", "cache", [line])
+    for name, render in board_renderers().items():
+        game = get_game(name)
+        render(game.new_game(1, game.simulation_config()))
+    warm_caches()

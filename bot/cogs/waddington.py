@@ -27,7 +27,6 @@ from renderer.waddington import (
     render_board,
     render_classification,
     render_closeup,
-    warm_caches,
 )
 from rules.base import get_game
 from rules.errors import NotYourTurn, PaddockError
@@ -116,14 +115,6 @@ class WaddingtonCog(commands.Cog):
     @property
     def store(self):  # noqa: ANN201
         return self.bot.store
-
-    async def cog_load(self) -> None:
-        # The images' static layers take about a second to draw once; do it off the loop
-        # now rather than in a driver's first move.
-        self._warm = asyncio.create_task(asyncio.to_thread(warm_caches), name="paddock-f1-warm")
-
-    async def cog_unload(self) -> None:
-        self._warm.cancel()
 
     # Commands --------------------------------------------------------------------------
 
