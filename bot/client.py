@@ -30,6 +30,7 @@ REQUIRED_PERMISSIONS = discord.Permissions(
     embed_links=True,
     attach_files=True,
     read_message_history=True,
+    add_reactions=True,  # the ✅ on a Pit Formula repair typed as a message
 )
 INVITE_SCOPES = ("bot", "applications.commands")
 
