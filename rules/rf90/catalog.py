@@ -298,6 +298,8 @@ class RobotTable(Model):
     speed: dict[str, int]
     corner_bonus: dict[str, int]
     fuel_tokens: dict[str, list[FuelToken]]
+    weather_stops: int = 1
+    weather_stops_source: str = ""
 
 
 class FuelTable(Model):

@@ -877,17 +877,35 @@ class RF90(Game[RF90State]):
 
     # robots -------------------------------------------------------------------------------
 
-    def _robots_weather(self, ctx: Ctx) -> None:
-        """After a weather change: robots whose tyres no longer suit the weather stop again (HTP,
-        Fuel Management: robots pit once "unless weather changes"); in the middle space they keep
-        their tyres (Paddock rule)."""
+    def _robot_weather_tyre(self, ctx: Ctx) -> str | None:
+        """The tyres robots want in this weather (hard for dry, wet for rain), None in the
+        middle space (robots keep their tyres there, Paddock rule)."""
         space = ctx.tables.weather.spaces[ctx.s.weather]
         closest = space.closest if space.state == "uncertain" else space.state
         if closest == "middle":
+            return None
+        return "hard" if closest == "dry" else "wet"
+
+    def _robots_weather(self, ctx: Ctx) -> None:
+        """After a weather change: robots whose tyres no longer suit the weather stop again (HTP,
+        Fuel Management: robots pit once "unless weather changes"), at most
+        `robots.weather_stops` times per race (Paddock rule; a fuel stop also fits the weather's
+        tyres and is not counted). A change back cancels a stop not yet made."""
+        tyre = self._robot_weather_tyre(ctx)
+        if tyre is None:
             return
-        tyre = "hard" if closest == "dry" else "wet"
+        limit = ctx.tables.robots.weather_stops
         for car in ctx.s.cars:
-            if car.is_robot and car.running and car.tyre != tyre:
+            if not (car.is_robot and car.running):
+                continue
+            if car.tyre == tyre:
+                if car.robot_weather_pit is not None:
+                    car.robot_weather_pit = None
+                    ctx.ev("robot_tyres", f"{car.name} keeps its {tyre} tyres.", car=car.id)
+                continue
+            if car.robot_weather_stops >= limit:
+                continue
+            if car.robot_weather_pit != tyre:
                 car.robot_weather_pit = tyre  # type: ignore[assignment]
                 ctx.ev("robot_tyres", f"{car.name} will pit for {tyre} tyres.", car=car.id)
 
@@ -929,6 +947,11 @@ class RF90(Game[RF90State]):
         if car.robot_pit_due or car.robot_weather_pit:
             if car.robot_pit_due:
                 car.robot_pitted = True
+                tyre = self._robot_weather_tyre(ctx)  # a fuel stop fits the weather's tyres
+                if tyre is not None:
+                    car.tyre = tyre  # type: ignore[assignment]
+            elif car.robot_weather_pit:
+                car.robot_weather_stops += 1
             car.robot_pit_due = False
             if car.robot_weather_pit:
                 car.tyre = car.robot_weather_pit

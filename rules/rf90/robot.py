@@ -14,6 +14,7 @@ from rules.rf90 import catalog as cat
 from rules.rf90.state import (
     FUEL_TURNS,
     ROBOT_SEAT,
+    Car,
     ChooseSetup,
     ChooseStart,
     DuelCards,
@@ -83,30 +84,67 @@ def legal_actions(game: RF90, state: RF90State, seat: int) -> list[Action]:
     p = state.pending
     assert p is not None
     if p.phase == "A":
-        must_pit = car.fuel_turn <= state.turn
-        pits = [
-            StartTurn(seat=seat, pit=PitStop(extra_sections=x, tyres=t))  # type: ignore[arg-type]
-            for x in range(3)
-            for t in ("hard", "intermediate", "wet")
-        ]
-        if must_pit:
-            return list(pits)
-        out = [StartTurn(seat=seat), StartTurn(seat=seat, skip=True), *pits]
-        traj = cat.track(state.track).trajectory(p.trajectory) if p.trajectory else None
-        if traj is not None and traj.kind == "extreme":
-            out.append(StartTurn(seat=seat, extreme=True))
-        if car.skill == "wise_driving" and not car.wise_used:
-            races = [c for c in car.hand if c <= cat.TRACK_CARD_BASE]
-            out.append(StartTurn(seat=seat, wise_driving=races))
-        return out
+        return _phase_a_actions(state, seat, car, p.trajectory)
     if p.phase == "B":
-        return [PlayCards(seat=seat, cards=play) for play in card_plays(game, state, seat)]
+        plays = card_plays(game, state, seat)
+        out = [PlayCards(seat=seat, cards=play) for play in plays]
+        if car.strategy == "save_fuel":  # Save Fuel special: a Track card or fuel (+1/+2 only)
+            cards = cat.cards(state.track)
+            out += [
+                PlayCards(seat=seat, cards=play, save_fuel_choice="fuel")
+                for play in plays
+                if all(cards[c].mp <= 2 for c in play)
+            ]
+        return out
     sec = cat.track(state.track).sections[car.section]
     trajs: list[str | None] = [None]
     if not car.off_track:
         trajs += game.free_trajectories(state, car.section)
     brakes = [False, True] if (sec.late_brake and not car.off_track) else [False]
     return [EndTurn(seat=seat, late_brake=b, trajectory=t) for b in brakes for t in trajs]
+
+
+def pit_tyres(car: Car) -> list[str]:
+    """The tyres a car may fit now: soft while a soft set is left (HTP, Tyres), hard,
+    intermediate, wet."""
+    soft = cat.tables().tyres.get("soft")
+    left = car.soft_sets < (soft.max_sets or 99)
+    return (["soft"] if left else []) + ["hard", "intermediate", "wet"]
+
+
+def _phase_a_actions(state: RF90State, seat: int, car: Car, trajectory: str | None) -> list[Action]:
+    """Phase A: play on, skip the turn (keeping or changing the strategy), pit (every extra
+    fuel, tyre type and strategy; the strategy may change only in a pit stop or a skipped turn,
+    or any time with Versatility), the Extreme Trajectory, Wise Driving, Save Fuel's discard."""
+    others = [sid for sid in cat.strategy_ids() if sid != car.strategy]
+    pits: list[Action] = [
+        StartTurn(seat=seat, pit=PitStop(extra_sections=x, tyres=t, strategy=sid))  # type: ignore[arg-type]
+        for x in range(3)
+        for t in pit_tyres(car)
+        for sid in [None, *others]
+    ]
+    if car.fuel_turn <= state.turn:
+        return pits
+    out: list[Action] = [StartTurn(seat=seat), StartTurn(seat=seat, skip=True)]
+    out += [StartTurn(seat=seat, skip=True, new_strategy=sid) for sid in others]
+    if car.skill == "versatility":
+        out += [StartTurn(seat=seat, new_strategy=sid) for sid in others]
+    out += pits
+    traj = cat.track(state.track).trajectory(trajectory) if trajectory else None
+    extreme = traj is not None and traj.kind == "extreme"
+    if extreme:
+        out.append(StartTurn(seat=seat, extreme=True))
+    if car.skill == "wise_driving" and not car.wise_used:
+        races = [c for c in car.hand if c <= cat.TRACK_CARD_BASE]
+        out.append(StartTurn(seat=seat, wise_driving=races))
+    if car.strategy == "save_fuel":  # Save Fuel bonus: discard a card over +2 to draw two
+        cards = cat.cards(state.track)
+        for c in sorted(car.hand):
+            if cards[c].mp > 2:
+                out.append(StartTurn(seat=seat, save_fuel_discard=c))
+                if extreme:
+                    out.append(StartTurn(seat=seat, extreme=True, save_fuel_discard=c))
+    return out
 
 
 def setup_choices(seat: int) -> list[Action]:
@@ -158,7 +196,9 @@ def robot_action(game: RF90, state: RF90State, seat: int) -> Action:
                 seat=seat, pit=PitStop(extra_sections=extra, tyres=_weather_tyre(state))
             )  # type: ignore[arg-type]
         traj = track.trajectory(p.trajectory) if p.trajectory else None
-        if traj is not None and traj.kind == "extreme":
+        # no Extreme Trajectory the turn before its fuel turn: a car off the track then cannot
+        # pit and runs out of fuel
+        if traj is not None and traj.kind == "extreme" and car.fuel_turn > state.turn + 1:
             return StartTurn(seat=seat, extreme=True)
         return StartTurn(seat=seat)
     if p.phase == "B":

@@ -57,6 +57,7 @@ class Car(Model):
     robot_pit_due: bool = False
     robot_pitted: bool = False
     robot_weather_pit: TyreType | None = None  # a robot stops again for these tyres
+    robot_weather_stops: int = 0  # extra stops made for tyres (at most robots.weather_stops)
     last_mp: int = 0
 
     @property

@@ -140,3 +140,46 @@ def test_off_track_pay_with_a_card_not_in_hand_is_refused():
 
     with pytest.raises(IllegalAction):
         _extreme_off({"tyre_cards": [card("green", 4)]})
+
+
+# --- robots change tyres for the weather at most once per race (Paddock rule) -------------------
+
+
+def test_robot_changes_tyres_for_the_weather_at_most_once_per_race():
+    rain2 = card("yellow", 2, weather=1)
+    spec = [
+        {"name": "Blue", "seat": 0, "section": 12, "hand": [rain2]},
+        {"name": "Changed", "robot": "slow", "section": 10, "robot_weather_stops": 1},
+        {"name": "Fresh", "robot": "slow", "section": 8},
+    ]
+    state = begin(build("barcelona", spec, weather=4), 0)
+    state, _ = GAME.apply(state, StartTurn(seat=0))
+    state, _ = GAME.apply(state, PlayCards(seat=0, cards=[rain2]))
+    assert state.weather == 5
+    assert state.cars[1].robot_weather_pit is None  # its one weather stop is used up
+    assert state.cars[2].robot_weather_pit == "wet"
+    state, events = GAME.apply(state, EndTurn(seat=0))
+    assert [e.data["car"] for e in events if e.kind == "pit"] == [2]
+    assert (state.cars[2].robot_weather_stops, state.cars[2].tyre) == (1, "wet")
+    assert state.cars[1].tyre == "hard"
+
+
+def test_a_robot_fuel_stop_fits_the_tyres_for_the_weather_without_using_its_weather_stop():
+    spec = [
+        {"name": "Blue", "seat": 0, "section": 12, "mark": "ended"},
+        {"name": "Robot", "robot": "fast", "section": 10, "robot_pit_due": True},
+    ]
+    state, events = advance(GAME, build("barcelona", spec, weather=6))
+    robot = state.cars[1]
+    assert any(e.kind == "pit" and e.data["car"] == 1 for e in events)
+    assert (robot.tyre, robot.robot_pitted, robot.robot_weather_stops) == ("wet", True, 0)
+
+
+def test_robots_average_at_most_two_stops_per_race():
+    for track in ("barcelona", "silverstone"):
+        stops = []
+        for seed in (1, 2, 3):
+            result = GAME.simulate(seed, track=track)
+            stops += [c["pit_stops"] for c in result["classification"] if c["robot"]]
+        assert sum(stops) / len(stops) <= 2.0, (track, stops)
+        assert max(stops) <= 2

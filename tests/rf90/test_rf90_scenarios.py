@@ -436,3 +436,37 @@ def test_the_robot_policy_chooses_the_standard_setup_and_it_is_legal():
     legal = GAME.legal_actions(state, 0)
     assert action in legal
     assert len(legal) == 17 + 7 * 17 + 26  # no skill / 7 other skills: 17 each; Tuning: 26
+
+
+# --- Silverstone: the dual-colour Extreme Trajectory before corner 7 (EXP) -----------------------
+
+
+def _silverstone_extreme(colour: str, mp: int):
+    from rules.rf90 import PlayCards, StartTurn
+
+    played = card(colour, mp, weather=0) if colour == "yellow" else card(colour, mp)
+    race = catalog.race_deck()
+    check = next(  # check factor 60: passes against 65, would fail against a target of 50
+        cid
+        for cid, c in sorted(race.items())
+        if 55 <= c.check_factor < 65 and not c.flag and not c.weather and cid != played
+    )
+    spec = [{"name": "Blue", "seat": 0, "section": 16, "trajectory": "S16a", "hand": [played]}]
+    state = begin(build("silverstone", spec, deck_top=[check]), 0)
+    state, events = GAME.apply(state, StartTurn(seat=0, extreme=True))
+    assert [e.data["ok"] for e in events if e.kind == "check"] == [True]
+    state, events = GAME.apply(state, PlayCards(seat=0, cards=[played]))
+    return next(e.data["mp"] for e in events if e.kind == "move")
+
+
+def test_silverstone_dual_colour_extreme_gives_orange_and_yellow_the_bonus_not_red():
+    traj = catalog.track("silverstone").trajectory("S16a")
+    assert (traj.kind, sorted(traj.colours), traj.target, traj.bonus) == (
+        "extreme",
+        ["orange", "yellow"],
+        65,
+        2,
+    )
+    assert _silverstone_extreme("orange", 2) == 4
+    assert _silverstone_extreme("yellow", 2) == 4
+    assert _silverstone_extreme("red", 3) == 3

@@ -16,6 +16,16 @@ HERE = Path(__file__).parent
 PAD = "Paddock rule"
 EXP = "rf90-expansion2-barcelona-silverstone.txt"
 HTP = "rf90-how-to-play-2nd-edition.txt"
+LB_SIL = (
+    "Paddock rule: target 50 (the sources give no target); "
+    + EXP
+    + ", Silverstone designer notes, place the late brake points"
+)
+OFF_CARD = (
+    "Card symbol: "
+    + EXP
+    + ", Off-track Discard Card symbol; the tyres and damage beyond it: Paddock rule"
+)
 
 
 def _cfs(n: int, start: int, step: int) -> list[int]:
@@ -255,7 +265,7 @@ BARCELONA = {
             "kind": "curve",
             "capacity": 3,
             "corner": _corner(5, "Chicane (turn 5)", [0, -1, -2]),
-            "off_track": _off(1, 1, 1, 11, src=EXP + ", Off-track Discard Card symbol"),
+            "off_track": _off(1, 1, 1, 11, src=OFF_CARD),
         },
         {"kind": "straight", "name": "Towards Campsa"},
         {
@@ -305,7 +315,7 @@ BARCELONA = {
             "kind": "curve",
             "capacity": 3,
             "corner": _corner(9, "New Holland", [0, -1, -2]),
-            "off_track": _off(1, 0, 1, 21, src=EXP + ", Off-track Discard Card symbol"),
+            "off_track": _off(1, 0, 1, 21, src=OFF_CARD),
             "trajectories": [_traj("normal", ["orange"], 1)],
         },
         {"kind": "straight", "name": "Grid", "grid": True},
@@ -384,7 +394,7 @@ SILVERSTONE = {
         {
             "kind": "braking",
             "name": "Braking for Vale",
-            "late_brake": {"target": 50, "source": EXP + ", Silverstone designer notes"},
+            "late_brake": {"target": 50, "source": LB_SIL},
         },
         {
             "kind": "curve",
@@ -405,7 +415,7 @@ SILVERSTONE = {
         {
             "kind": "braking",
             "name": "Braking for Abbey",
-            "late_brake": {"target": 50, "source": EXP + ", Silverstone designer notes"},
+            "late_brake": {"target": 50, "source": LB_SIL},
         },
         {
             "kind": "curve",
