@@ -233,6 +233,7 @@ class WaddingtonCog(commands.Cog):
                 Retire(seat=seat),
                 actor=str(interaction.user.id),
                 expected_seq=record.seq,
+                loaded=(record, game, state),
             )
             await self._advance(record.id, played.events, played.state)
 
@@ -302,6 +303,7 @@ class WaddingtonCog(commands.Cog):
                 options[index],
                 actor=str(interaction.user.id),
                 expected_seq=seq,
+                loaded=(record, game, state),
             )
             if not interaction.message or not interaction.message.flags.ephemeral:
                 await interaction.edit_original_response(view=None)
