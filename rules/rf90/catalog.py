@@ -353,6 +353,17 @@ class TeamTable(Model):
     max_cars: int = Field(ge=1)
 
 
+class SkippedCarTable(Model):
+    source: str
+    overtaken_on_entry: bool
+
+
+class OffTrackRules(Model):
+    source: str
+    green_check_in_corner: bool
+    robot_mistake_from: int = Field(ge=1, le=100)  # 100: robots never make a mistake
+
+
 class StageEventTable(Model):
     source: str
     weather_steps: int = Field(ge=0)
@@ -369,6 +380,8 @@ class RuleTables(Model):
     lapping: LappingTable
     flags: FlagTable
     stage_events: StageEventTable
+    skipped_cars: SkippedCarTable
+    off_track: OffTrackRules
     teams: TeamTable
     damage_effects: DamageEffectTable
     strategies: list[Strategy] = Field(min_length=10, max_length=10)

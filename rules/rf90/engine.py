@@ -222,6 +222,23 @@ def place_back(ctx: Ctx, car: Car, section: int) -> None:
     car.section = section
 
 
+def enter_section(ctx: Ctx, car: Car, section: int) -> None:
+    """A moving car enters a section behind the cars there, but in front of the cars at its
+    back that skipped their turn: a car with the "turn skipped" marker has stopped for this game
+    turn and is overtaken by every car that reaches it (Paddock rule, `skipped_cars` in
+    rules.json; EXP names the marker, its 3.0 L rulebook is not among the sources)."""
+    lst = ctx.s.sections[section]
+    pos = len(lst)
+    if ctx.tables.skipped_cars.overtaken_on_entry:
+        while pos > 0 and ctx.s.cars[lst[pos - 1]].mark == "skipped":
+            pos -= 1
+    if pos < len(lst):
+        names = ", ".join(ctx.s.cars[c].name for c in lst[pos:])
+        ctx.ev("pass_skipped", f"{car.name} passes {names} (turn skipped).", car=car.id)
+    lst.insert(pos, car.id)
+    car.section = section
+
+
 def section_full(ctx: Ctx, section: int) -> bool:
     return len(ctx.s.sections[section]) >= ctx.track.sections[section].capacity
 
@@ -232,6 +249,11 @@ def teammates(a: Car, b: Car) -> bool:
     if a.robot is not None:
         return a.robot == b.robot
     return a.team is not None and b.robot is None and a.team == b.team
+
+
+def skipped_aside(ctx: Ctx, car: Car) -> bool:
+    """A car that skipped its turn stands aside: passing it needs no lapping check."""
+    return car.mark == "skipped" and ctx.tables.skipped_cars.overtaken_on_entry
 
 
 def must_yield(car: Car, other: Car) -> bool:
@@ -313,7 +335,11 @@ def move(ctx: Ctx, car: Car, mp: int, unlap: bool = True) -> int:
         if (car.is_robot or not unlap) and any(o.lap > car.lap for o in passed):
             ctx.ev("no_unlap", f"{car.name} does not unlap itself.", car=car.id)
             break
-        lapped = [o for o in passed if o.lap < car.lap and not teammates(car, o)]
+        lapped = [
+            o
+            for o in passed
+            if o.lap < car.lap and not teammates(car, o) and not skipped_aside(ctx, o)
+        ]
         if lapped and car.is_robot:
             left -= ctx.tables.lapping.robot_mp
             ctx.ev(
@@ -335,7 +361,7 @@ def move(ctx: Ctx, car: Car, mp: int, unlap: bool = True) -> int:
         if section_full(ctx, nxt):
             break
         lst.remove(car.id)
-        place_back(ctx, car, nxt)
+        enter_section(ctx, car, nxt)
         if nxt == 0:
             car.lap += 1
         steps += 1
@@ -960,7 +986,13 @@ class RF90(Game[RF90State]):
             car.trajectory = None
             move_back(ctx, car, ctx.track.pit_sections)
             ctx.ev("pit", f"{car.name} pits.", car=car.id)
+        elif self._robot_mistake(ctx, car):
+            car.mark = "ended"
+            return
         mp = rt.speed[car.robot]
+        if car.off_track:  # re-entering after running wide: the off-track penalty
+            mp -= car.off_penalty
+            car.off_penalty = 0
         if car.trajectory:
             mp += ctx.track.trajectory(car.trajectory).bonus
             car.trajectory = None
@@ -983,6 +1015,29 @@ class RF90(Game[RF90State]):
             self._robot_late_brake(ctx, car)
         blue_flag_yield(ctx, car)
         self._occupy_best(ctx, car, allow_extreme=False)
+
+    def _robot_mistake(self, ctx: Ctx, car: Car) -> bool:
+        """A robot starting its turn in a curve with an off-track trajectory reveals the top Race
+        card and runs wide on a high check factor (Paddock rule, `off_track.robot_mistake_from`);
+        it pays nothing and ignores the card symbol (EXP, Off-track Discard Card symbol)."""
+        sec = ctx.track.sections[car.section]
+        limit = ctx.tables.off_track.robot_mistake_from
+        if car.off_track or sec.kind != "curve" or sec.off_track is None or limit > 99:
+            return False
+        cid = draw_race(ctx)
+        if cid is None:
+            return False
+        ctx.s.race_discard.append(cid)
+        if ctx.cards[cid].check_factor < limit:
+            return False
+        ctx.ev("runs_wide", f"{car.name} runs wide at {sec.name}.", car=car.id)
+        car.trajectory = None
+        go_off_track(ctx, car, sec.index)
+        car.last_mp = 0
+        ctx.ev(
+            "move", f"{car.name} moves 0 section(s).", car=car.id, mp=0, steps=0, turn=ctx.s.turn
+        )
+        return True
 
     def _occupy_best(self, ctx: Ctx, car: Car, allow_extreme: bool) -> None:
         if car.off_track or not car.running:
@@ -1181,6 +1236,12 @@ class RF90(Game[RF90State]):
                 raise IllegalAction("Choose the card to discard for the Sharp Trajectory.")
         if a.blue_bonus and car.blue <= 0:
             raise IllegalAction("You have no +1 MP blue disc.")
+        check_off_track_pay(car, a.off_track_pay)
+        if a.off_track_pay is not None and set(cards) & {
+            *a.off_track_pay.tyre_cards,
+            a.off_track_pay.discard,
+        }:
+            raise IllegalAction("Pay off-track costs with cards you are not playing.")
         # Phase B ends: the cards are played
         for cid in cards:
             car.hand.remove(cid)
@@ -1233,11 +1294,13 @@ class RF90(Game[RF90State]):
         give_race_cards(ctx, car, sum(c.draw for c in played))
         mp_cards = 0
         blind = False
+        wide = False  # a failed green check in a corner with an off-track trajectory
         target = target_check(ctx, car)
         for c in played:
             if c.check:
                 blind = True
                 if not blind_check(ctx, car, target, f"{c.colour} +{c.mp}"):
+                    wide = wide or self._runs_wide(ctx, car)
                     continue
             mp_cards += c.mp
         if any(c.flag for c in played) and car.section not in s.yellow_flags:
@@ -1276,6 +1339,17 @@ class RF90(Game[RF90State]):
         ):
             give_track_cards(ctx, car, 1, " (Consistency special)")
         # Phase D: movement
+        if wide:
+            for cid in cards:
+                discard(ctx, cid)
+            ctx.ev("runs_wide", f"{car.name} loses control and runs wide.", car=car.id)
+            go_off_track(ctx, car, car.section, a.off_track_pay)
+            car.last_mp = 0
+            if not car.running:
+                s.pending = None
+                return
+            p.phase = "E"
+            return
         mp = mp_cards
         if use_traj and traj is not None:
             mp += traj.bonus
@@ -1290,14 +1364,14 @@ class RF90(Game[RF90State]):
             mp -= hurt
             ctx.ev("damaged", f"{car.name} is damaged: {hurt} MP less.", car=car.id, mp=-hurt)
         slip_ahead: list[int] = []
-        if car.strategy in ("chase", "slipstream") and not car.off_track:
-            n = ctx.track.length
-            nxt = s.sections[(car.section + 1) % n]
-            slip_ahead = list(nxt)
-            if car.strategy == "slipstream" and nxt:
+        if car.strategy == "slipstream" and not car.off_track:
+            # in the wake of a car in the section ahead, on a straight or braking section
+            slip_ahead = list(s.sections[(car.section + 1) % ctx.track.length])
+            if slip_ahead and ctx.track.sections[car.section].kind != "curve":
                 mp += 1
-            if car.strategy == "chase" and nxt:
-                mp += 1
+        chasing = not car.off_track and s.sections[car.section].index(car.id) > 0
+        if car.strategy == "chase" and chasing:  # a car in front of it, in its own section
+            mp += 1
         if car.off_track:
             mp -= car.off_penalty
             car.off_penalty = 0
@@ -1319,8 +1393,12 @@ class RF90(Game[RF90State]):
         )
         if car.strategy in ("chase", "slipstream"):
             passed = [c for c in p.ahead_at_start if s.cars[c].running]
-            if car.strategy == "chase" and any(
-                s.cars[c].section == car.section and not s.cars[c].off_track for c in passed
+            if (
+                car.strategy == "chase"
+                and steps > 0
+                and any(
+                    s.cars[c].section == car.section and not s.cars[c].off_track for c in passed
+                )
             ):
                 give_track_cards(ctx, car, 1, " (Chase special)")
             if car.strategy == "slipstream" and car.running and slip_ahead:
@@ -1329,6 +1407,17 @@ class RF90(Game[RF90State]):
                 if any(c in order[me + 1 :] for c in slip_ahead):
                     give_track_cards(ctx, car, 1, " (Slipstream special)")
         p.phase = "E"
+
+    def _runs_wide(self, ctx: Ctx, car: Car) -> bool:
+        """A failed green check in a curve section with an off-track trajectory sends the car
+        off the track there (Paddock rule, `off_track.green_check_in_corner`)."""
+        sec = ctx.track.sections[car.section]
+        return (
+            ctx.tables.off_track.green_check_in_corner
+            and not car.off_track
+            and sec.kind == "curve"
+            and sec.off_track is not None
+        )
 
     def _end_turn(self, ctx: Ctx, a: Action) -> None:
         assert isinstance(a, EndTurn)

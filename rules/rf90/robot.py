@@ -208,6 +208,15 @@ def robot_action(game: RF90, state: RF90State, seat: int) -> Action:
     return EndTurn(seat=seat, trajectory=best_t)
 
 
+def check_chance(state: RF90State, car: Car) -> float:
+    """The chance that a blind check of this car passes: the check card's factor (1-99) is
+    below the target; Lucky checks a second card after a failure."""
+    from rules.rf90.engine import Ctx, target_check
+
+    p = min(1.0, max(0.0, (target_check(Ctx(state), car) - 1) / 99))
+    return 1 - (1 - p) ** 2 if car.strategy == "lucky" else p
+
+
 def _best_play(game: RF90, state: RF90State, seat: int) -> PlayCards:
     from rules.rf90.engine import damage_capacity
 
@@ -219,6 +228,16 @@ def _best_play(game: RF90, state: RF90State, seat: int) -> PlayCards:
     traj = track.trajectory(p.trajectory) if p.trajectory else None
     room = damage_capacity(car) - car.damage
     eff = cat.tables().damage_effects
+    chance = check_chance(state, car)
+    here = track.sections[car.section]
+    # a failed green check in a curve with an off-track trajectory sends the car off the track
+    # (Paddock rule): the move is lost and the costs paid; weigh it as a few MP more
+    wide = (
+        cat.tables().off_track.green_check_in_corner
+        and not car.off_track
+        and here.kind == "curve"
+        and here.off_track is not None
+    )
     best: tuple[float, PlayCards] | None = None
     for play in card_plays(game, state, seat):
         played = [cards[c] for c in play]
@@ -243,7 +262,11 @@ def _best_play(game: RF90, state: RF90State, seat: int) -> PlayCards:
         damage = sum(c.damage for c in played) + cost.damage + short
         if damage >= room:
             continue
-        mp = sum(c.mp for c in played) + (traj.bonus if use and traj else 0)
+        # a green card's MP count only when its blind check passes
+        mp = sum(c.mp * (chance if c.check else 1.0) for c in played)
+        mp += traj.bonus if use and traj else 0
+        if wide and any(c.check for c in played):
+            mp -= (1 - chance) * (3 + sum(c.mp for c in played))
         if room - damage <= eff.spaces_left:  # the damage effect applies in this move's phase D
             mp -= eff.mp_penalty
         score = mp - 0.6 * tyres - 1.2 * damage - 0.3 * len(play) + 0.05 * (room - damage)

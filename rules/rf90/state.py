@@ -206,6 +206,7 @@ class PlayCards(Action):
     save_fuel_choice: Literal["track_card", "fuel"] = "track_card"
     balance_damage: bool = False  # Balance bonus: pay one tyre with a damage disc
     unlap: bool = True  # False: stay behind cars on a higher lap rather than unlap yourself
+    off_track_pay: OffTrackPay | None = None  # if a green card's check fails in a corner
 
 
 class EndTurn(Action):

@@ -84,7 +84,9 @@ def _robot_blocked(front: str, behind: str | None = None):
         {"name": "Lapped", "robot": front, "section": 5, "lap": 1},
         blue,
     ] + [{"name": f"Wall {k}", "robot": "fast", "section": 6, "mark": "ended"} for k in range(3)]
-    return advance(GAME, build("barcelona", spec))
+    state, events = advance(GAME, build("barcelona", spec))
+    end = next(i for i, e in enumerate(events) if e.kind == "turn_end")
+    return state, events[:end]  # this game turn only (a robot-only race runs to its end)
 
 
 def test_lapped_robot_lets_the_faster_car_by_and_teammates_are_ignored():
