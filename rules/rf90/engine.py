@@ -1328,8 +1328,8 @@ class RF90(Game[RF90State]):
             give_track_cards(ctx, car, 1, " (Save Tyres special)")
         if car.strategy == "balance" and tyres >= 1 and tyres == drawn_damage:
             give_track_cards(ctx, car, 1, " (Balance special)")
-        if car.strategy == "lucky" and any(
-            ctx.cards[d].mp in {c.mp for c in played} for d in p.drawn
+        if car.strategy == "lucky" and any(  # a pair: the draw and another card played
+            ctx.cards[d].mp in {c.mp for c in played if c.id != d} for d in p.drawn
         ):
             give_track_cards(ctx, car, 1, " (Lucky special)")
         if (
@@ -1345,6 +1345,7 @@ class RF90(Game[RF90State]):
             ctx.ev("runs_wide", f"{car.name} loses control and runs wide.", car=car.id)
             go_off_track(ctx, car, car.section, a.off_track_pay)
             car.last_mp = 0
+            ctx.ev("move", f"{car.name} moves 0 section(s).", car=car.id, mp=0, turn=s.turn)
             if not car.running:
                 s.pending = None
                 return

@@ -305,3 +305,20 @@ def test_the_seat_policy_plays_a_green_card_only_with_a_good_chance_of_passing(
     action = GAME.robot_action(state, 0)
     assert isinstance(action, PlayCards)
     assert (green4 in action.cards) is plays_green
+
+
+def test_the_lucky_special_needs_a_pair_not_the_drawn_card_alone():
+    y2 = card("yellow", 2, weather=0)
+    draw_b = card("yellow", 2, weather=0, exclude={y2})
+    spec = [{"name": "Blue", "seat": 0, "section": 5, "hand": [y2], "strategy": "lucky"}]
+    # playing the drawn +2 alone is no pair; playing the other +2 with the drawn +2 in hand is
+    state, _ = _turn(spec, PlayCards(seat=0, cards=[draw_b]), [draw_b])
+    assert _track_cards(state.cars[0].hand) == 0
+    state, _ = _turn(spec, PlayCards(seat=0, cards=[y2]), [draw_b])
+    assert _track_cards(state.cars[0].hand) == 1
+
+
+def test_running_wide_is_reported_as_a_move_of_nothing():
+    state, events, _, _ = _green_in(10, passes=False)
+    moves = [e for e in events if e.kind == "move"]
+    assert [(m.data["car"], m.data["mp"], m.data["turn"]) for m in moves] == [(0, 0, 5)]
