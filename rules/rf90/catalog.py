@@ -79,6 +79,7 @@ class TrackKind(Model):
     colour: Colour
     mp: int
     pair: bool
+    check: bool = False
     check_factors: list[int]
 
 
@@ -443,6 +444,7 @@ def track_deck(name: str) -> dict[int, Card]:
                 mp=kind.mp,
                 check_factor=cf,
                 pair=kind.pair,
+                check=kind.check,
             )
     return out
 

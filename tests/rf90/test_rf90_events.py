@@ -123,21 +123,21 @@ def test_lapped_car_refuses_a_duel_against_a_car_of_a_higher_lap():
 
 def test_robot_policy_avoids_the_play_that_brings_the_damage_penalty():
     """Wear 2 = 4 spaces, 2 discs: a red +4 (1 damage) leaves 1 free space, so it would move
-    1 MP less (4 + 1 - 1 = 4 MP at 2 tyres and a disc); orange +2 and green +1 give 3 MP for 1
-    tyre and no disc, and the policy now prefers them (before: red +4 and green +1)."""
+    1 MP less (4 + 1 - 1 = 4 MP at 2 tyres and a disc); orange +2 and yellow +1 give 3 MP for 1
+    tyre and no disc, and the policy now prefers them (before: red +4 and yellow +1)."""
     from rules.rf90 import PlayCards, StartTurn
     from rules.rf90.scenario import begin
 
     red4 = card("red", 4, flag=False)
     orange2 = card("orange", 2)
-    green1 = card("green", 1)
+    yellow1 = card("yellow", 1, weather=0)
     spec = [
         {"name": "Blue", "seat": 0, "section": 5, "hand": [red4, orange2], "damage_red": 2},
     ]
-    state = begin(build("barcelona", spec, deck_top=[green1]), 0)
+    state = begin(build("barcelona", spec, deck_top=[yellow1]), 0)
     state, _ = GAME.apply(state, StartTurn(seat=0))
     action = GAME.robot_action(state, 0)
-    assert isinstance(action, PlayCards) and sorted(action.cards) == sorted([orange2, green1])
+    assert isinstance(action, PlayCards) and sorted(action.cards) == sorted([orange2, yellow1])
     state, events = GAME.apply(state, action)
     assert state.cars[0].section == 8 and state.cars[0].last_mp == 3
     assert state.cars[0].damage == 2 and state.cars[0].chips == 11

@@ -49,7 +49,7 @@ RACE_KINDS = [
     ("green", 4, 1, 0, 0, True, 0, 8),
     ("green", 3, 0, 0, 0, True, 0, 14),
     ("green", 2, 0, 0, 1, True, 0, 12),
-    ("green", 1, 0, 0, 1, False, 0, 12),
+    ("green", 1, 0, 0, 1, True, 0, 12),
 ]
 
 
@@ -79,7 +79,8 @@ def race_deck() -> dict:
     assert total == 184, total
     return {
         "source": (
-            "184 cards and four colours: public-facts.md. Composition, symbols and check "
+            "184 cards and four colours, green cards need a check: public-facts.md. "
+            "Composition, symbols and check "
             "factors: Paddock rule (red +3 = 1 tyre + 1 damage and orange +1 = 1 tyre + 1 draw, "
             "so that the Sharp Trajectory example of " + EXP + " holds). Yellow-flag "
             "symbols (public-facts.md: players play yellow flags through their cards): the last "
@@ -108,6 +109,7 @@ def track_deck(seed: int) -> dict:
                 "colour": colour,
                 "mp": mp,
                 "pair": pair,
+                "check": colour == "green",
                 "check_factors": _cfs(count, start, 23),
             }
         )
@@ -115,6 +117,7 @@ def track_deck(seed: int) -> dict:
     return {
         "source": (
             "Track cards exist per circuit and carry a pair symbol (" + EXP + ", PUSH); "
+            "green cards need a check (public-facts.md); "
             "the 36-card composition is a Paddock rule (Monza 34, Hungaroring 42: public-facts.md)"
         ),
         "kinds": out,
@@ -465,7 +468,8 @@ SILVERSTONE = {
             ),
             "off_track": _off(2, 1, 0, 18),
         },
-        {"kind": "straight", "name": "Woodcote", "trajectories": [_traj("normal", ["red"], 1)]},
+        # no trajectory bonus after the Abbey: "a nasty slow funnel" (EXP, designer notes)
+        {"kind": "straight", "name": "Woodcote"},
         {
             "kind": "straight",
             "name": "Grid",
