@@ -88,6 +88,17 @@ def fuel_chit(state: RF90State, car: Car) -> tuple[int, bool]:
     return car.fuel_turn, False
 
 
+def max_fuel(ctx: Ctx) -> int:
+    """The most turns of fuel a tank holds: 10 per stop and 3 per extra section, 2 at most."""
+    f = ctx.tables.fuel
+    return f.per_stop + f.per_extra_section * f.max_extra_sections
+
+
+def fuel_room(ctx: Ctx, car: Car) -> bool:
+    """Whether Save Fuel may shift the refuelling chit one turn later (HTP: at most 16 turns)."""
+    return car.fuel_turn + 1 - ctx.s.turn <= max_fuel(ctx)
+
+
 def target_check(ctx: Ctx, car: Car) -> int:
     base = ctx.cards[car.qual_card].check_factor if car.qual_card else 50
     return base + bonus_to_checks(car)
@@ -222,15 +233,19 @@ def place_back(ctx: Ctx, car: Car, section: int) -> None:
     car.section = section
 
 
-def enter_section(ctx: Ctx, car: Car, section: int) -> None:
+def enter_section(ctx: Ctx, car: Car, section: int, unlap: bool = True) -> None:
     """A moving car enters a section behind the cars there, but in front of the cars at its
     back that skipped their turn: a car with the "turn skipped" marker has stopped for this game
     turn and is overtaken by every car that reaches it (Paddock rule, `skipped_cars` in
-    rules.json; EXP names the marker, its 3.0 L rulebook is not among the sources)."""
+    rules.json; EXP names the marker, its 3.0 L rulebook is not among the sources) — except
+    under a yellow flag, and a car that does not unlap itself stays behind a higher lap."""
     lst = ctx.s.sections[section]
     pos = len(lst)
-    if ctx.tables.skipped_cars.overtaken_on_entry:
-        while pos > 0 and ctx.s.cars[lst[pos - 1]].mark == "skipped":
+    if ctx.tables.skipped_cars.overtaken_on_entry and section not in ctx.s.yellow_flags:
+        while pos > 0:
+            other = ctx.s.cars[lst[pos - 1]]
+            if other.mark != "skipped" or (other.lap > car.lap and not unlap):
+                break
             pos -= 1
     if pos < len(lst):
         names = ", ".join(ctx.s.cars[c].name for c in lst[pos:])
@@ -361,7 +376,7 @@ def move(ctx: Ctx, car: Car, mp: int, unlap: bool = True) -> int:
         if section_full(ctx, nxt):
             break
         lst.remove(car.id)
-        enter_section(ctx, car, nxt)
+        enter_section(ctx, car, nxt, unlap=unlap and not car.is_robot)
         if nxt == 0:
             car.lap += 1
         steps += 1
@@ -377,6 +392,7 @@ def move_back(ctx: Ctx, car: Car, sections: int) -> None:
     if not car.off_track:
         ctx.s.sections[car.section].remove(car.id)
     car.off_track = False
+    car.off_penalty = 0
     sec, lap = car.section, car.lap
     for i in range(sections + n):
         if i >= sections and not section_full(ctx, sec):
@@ -872,16 +888,16 @@ class RF90(Game[RF90State]):
             fresh = sec != s.active_section or lead != s.active_leader
             if fresh:  # a new activation (a restart from a new leader activates again)
                 s.active_section, s.active_leader = sec, lead
+            on_track = [c for c in unmoved if not s.cars[c].off_track]
             if (
                 ctx.track.sections[sec].kind == "curve"
                 and fresh
                 and not safety_car(ctx)
-                and len(unmoved) >= 2
-                and any(not s.cars[c].is_robot for c in unmoved)
-                and not any(s.cars[c].off_track for c in unmoved)
-            ):
+                and len(on_track) >= 2
+                and any(not s.cars[c].is_robot for c in on_track)
+            ):  # off-track cars waiting to re-enter take no part and play after the duel
                 s.duelled.append(sec)
-                s.duel = Duel(section=sec, order=unmoved)
+                s.duel = Duel(section=sec, order=on_track)
                 return DUEL
             return unmoved[0]
         for cid in s.deferred:
@@ -970,7 +986,10 @@ class RF90(Game[RF90State]):
     def _robot_turn(self, ctx: Ctx, car: Car) -> None:
         s, rt = ctx.s, ctx.tables.robots
         assert car.robot is not None
-        if car.robot_pit_due or car.robot_weather_pit:
+        if car.off_track and car.robot_pit_due:  # it cannot pit from off the track
+            retire(ctx, car, "out of fuel", "off track on its refuelling turn")
+            return
+        if (car.robot_pit_due or car.robot_weather_pit) and not car.off_track:
             if car.robot_pit_due:
                 car.robot_pitted = True
                 tyre = self._robot_weather_tyre(ctx)  # a fuel stop fits the weather's tyres
@@ -1109,6 +1128,10 @@ class RF90(Game[RF90State]):
                 raise IllegalAction("Wise Driving is not available now.")
             if any(c not in car.hand or c > cat.TRACK_CARD_BASE for c in a.wise_driving):
                 raise IllegalAction("Wise Driving discards Race cards from your hand only.")
+            if len(set(a.wise_driving)) != len(a.wise_driving):
+                raise IllegalAction("Name each card to discard with Wise Driving once.")
+            if a.save_fuel_discard in a.wise_driving:
+                raise IllegalAction("A card discarded with Wise Driving cannot pay Save Fuel too.")
         if a.save_fuel_discard is not None:
             if car.strategy != "save_fuel":
                 raise IllegalAction("Only Save Fuel lets you discard to draw two cards.")
@@ -1146,7 +1169,15 @@ class RF90(Game[RF90State]):
                 p.trajectory = None
                 corner = ctx.track.next_corner(car.section)
                 if corner is not None and corner.off_track is not None:
+                    # off the track: the turn ends at the re-entry point (phase E), no draw
                     go_off_track(ctx, car, corner.index, a.off_track_pay)
+                    if car.running:
+                        car.last_mp = 0
+                        ctx.ev(
+                            "move", f"{car.name} moves 0 section(s).", car=car.id, mp=0, turn=s.turn
+                        )
+                        p.phase = "E"
+                        return
                 else:
                     take_damage(ctx, car, 1)
                 if not car.running:
@@ -1236,6 +1267,15 @@ class RF90(Game[RF90State]):
                 raise IllegalAction("Choose the card to discard for the Sharp Trajectory.")
         if a.blue_bonus and car.blue <= 0:
             raise IllegalAction("You have no +1 MP blue disc.")
+        if (
+            car.strategy == "save_fuel"
+            and a.save_fuel_choice == "fuel"
+            and all(c.mp <= 2 for c in played)
+            and not fuel_room(ctx, car)
+        ):
+            raise IllegalAction(
+                f"Your tank holds at most {max_fuel(ctx)} turns of fuel: take the Track card."
+            )
         check_off_track_pay(car, a.off_track_pay)
         if a.off_track_pay is not None and set(cards) & {
             *a.off_track_pay.tyre_cards,
@@ -1390,6 +1430,7 @@ class RF90(Game[RF90State]):
             f"{car.name} moves {steps} section(s) with {mp} MP.",
             car=car.id,
             mp=mp,
+            steps=steps,
             turn=s.turn,
         )
         if car.strategy in ("chase", "slipstream"):
@@ -1402,12 +1443,23 @@ class RF90(Game[RF90State]):
                 )
             ):
                 give_track_cards(ctx, car, 1, " (Chase special)")
-            if car.strategy == "slipstream" and car.running and slip_ahead:
-                order = race_order(ctx)
-                me = order.index(car.id)
-                if any(c in order[me + 1 :] for c in slip_ahead):
-                    give_track_cards(ctx, car, 1, " (Slipstream special)")
+            if (
+                car.strategy == "slipstream"
+                and car.running
+                and self._passed_on_track(ctx, car, steps, slip_ahead)
+            ):
+                give_track_cards(ctx, car, 1, " (Slipstream special)")
         p.phase = "E"
+
+    def _passed_on_track(self, ctx: Ctx, car: Car, steps: int, ahead: list[int]) -> bool:
+        """Whether a car that moved `steps` sections now stands ahead, on the track (laps do not
+        count), of one of the cars that were in the section right ahead of it."""
+        if steps > 1:
+            return bool(ahead)
+        if steps == 1:  # same section: in front of it (passing a car that skipped its turn)
+            lst = ctx.s.sections[car.section]
+            return any(c in lst and lst.index(car.id) < lst.index(c) for c in ahead)
+        return False
 
     def _runs_wide(self, ctx: Ctx, car: Car) -> bool:
         """A failed green check in a curve section with an off-track trajectory sends the car
@@ -1637,6 +1689,9 @@ class RF90(Game[RF90State]):
                 car["qual_fuel"] = None
         data["race_draw"] = len(state.race_draw)
         data["track_draw"] = len(state.track_draw)
+        # counts only: a substitute car's discarded hand is not shown (HTP, Substitute Car)
+        data["race_discard"] = len(state.race_discard)
+        data["track_discard"] = len(state.track_discard)
         if data["pending"] is not None:
             data["pending"]["drawn"] = len(data["pending"]["drawn"])
         if data["duel"] is not None:

@@ -322,3 +322,126 @@ def test_running_wide_is_reported_as_a_move_of_nothing():
     state, events, _, _ = _green_in(10, passes=False)
     moves = [e for e in events if e.kind == "move"]
     assert [(m.data["car"], m.data["mp"], m.data["turn"]) for m in moves] == [(0, 0, 5)]
+
+
+# --- edges found in review -------------------------------------------------------------------
+
+
+def test_a_robot_does_not_pass_a_skipped_car_on_a_higher_lap():
+    # robots never unlap themselves (public source), skipped or not
+    spec = [
+        {"name": "P", "seat": 0, "section": 20, "lap": 2, "mark": "ended"},
+        {"name": "Leader", "seat": 1, "section": 8, "lap": 1, "mark": "skipped"},
+        {"name": "Slow", "robot": "slow", "section": 6, "lap": 0},
+    ]
+    state, _ = advance(GAME, build("barcelona", spec, turn=27))
+    assert state.sections[8] == [1, 2]
+
+
+def test_no_overtaking_a_skipped_car_under_a_yellow_flag():
+    y2 = card("yellow", 2, weather=0)
+    spec = [
+        {"name": "Blue", "seat": 0, "section": 6, "hand": [y2]},
+        {"name": "S", "robot": "slow", "section": 8, "mark": "skipped"},
+    ]
+    state = build("barcelona", spec, deck_top=[card("yellow", 1, weather=0)])
+    state.yellow_flags = [8]
+    state = begin(state, 0)
+    state, _ = GAME.apply(state, StartTurn(seat=0))
+    state, events = GAME.apply(state, PlayCards(seat=0, cards=[y2]))
+    assert state.sections[8] == [1, 0]
+    assert not any(e.kind == "pass_skipped" for e in events)
+
+
+def test_a_robot_off_the_track_on_its_fuel_turn_is_out_of_fuel():
+    # public source: a car that cannot pit on its fuel turn (off track) retires
+    spec = [
+        {"name": "R", "robot": "slow", "section": 11, "off_track": True, "robot_pit_due": True},
+        {"name": "P", "seat": 0, "section": 0, "mark": "ended"},
+    ]
+    state, events = advance(GAME, build("barcelona", spec, turn=27))
+    assert state.cars[0].status == "out of fuel"
+    assert not any(e.kind == "pit" for e in events)
+
+
+def test_the_public_view_shows_discard_piles_as_counts_only():
+    # HTP, Substitute Car: the discarded hand need not be shown to the other players
+    from rules.rf90 import ChooseSetup, Mulligan
+
+    state = GAME.new_game(4, {"track": "barcelona", "players": 2})
+    for seat in (0, 1):
+        state, _ = GAME.apply(state, ChooseSetup(seat=seat))
+    old_hand = list(state.cars[0].hand)
+    state, _ = GAME.apply(state, Mulligan(seat=0, swap=True))
+    assert sorted(state.race_discard) == sorted(old_hand)  # the engine keeps them
+    for view in (GAME.public_view(state), GAME.seat_view(state, 1)):
+        assert view["race_discard"] == len(old_hand)
+        assert view["track_discard"] == 0
+
+
+def test_wise_driving_refuses_a_card_named_twice_or_also_paying_save_fuel():
+    red4, y1 = card("red", 4), card("yellow", 1, weather=0)
+    spec = [
+        {
+            "name": "Blue",
+            "seat": 0,
+            "section": 5,
+            "hand": [red4, y1],
+            "skill": "wise_driving",
+            "strategy": "save_fuel",
+        }
+    ]
+    state = begin(build("barcelona", spec), 0)
+    before = state.model_dump()
+    for bad in (
+        StartTurn(seat=0, wise_driving=[y1, y1]),
+        StartTurn(seat=0, wise_driving=[red4], save_fuel_discard=red4),
+    ):
+        with pytest.raises(IllegalAction):
+            GAME.apply(state, bad)
+    assert state.model_dump() == before
+
+
+def test_the_slipstream_special_needs_passing_the_car_on_the_track_not_in_the_standings():
+    # L in the section ahead is a lap down: Blue ranks ahead of it already; entering L's
+    # section behind it passes nobody on the track
+    y1 = card("yellow", 1, weather=0)
+    spec = [
+        {"name": "Blue", "seat": 0, "section": 5, "lap": 2, "hand": [y1], "strategy": "slipstream"},
+        {"name": "L", "robot": "slow", "section": 6, "lap": 1, "mark": "ended"},
+    ]
+    spec += [  # section 7 is full
+        {"name": f"W{k}", "robot": "fast", "section": 7, "lap": 2, "mark": "ended"}
+        for k in range(4)
+    ]
+    state, events = _turn(spec, PlayCards(seat=0, cards=[y1]), [card("yellow", 1, exclude={y1})])
+    assert state.cars[0].section == 6 and state.cars[0].last_mp == 2  # section 7 is full
+    assert not any("Slipstream special" in e.text for e in events)
+
+
+def test_an_off_track_car_waiting_in_a_curve_does_not_cancel_its_duel():
+    # Elf (section 3) re-enters in section 3: the waiting car plays after the duel
+    spec = [
+        {"name": "Leader", "robot": "fast", "section": 10, "lap": 1, "mark": "ended"},
+        {"name": "A", "seat": 0, "section": 3, "lap": 1, "hand": [card("red", 3)]},
+        {"name": "B", "seat": 1, "section": 3, "lap": 1, "hand": [card("orange", 2)]},
+        {"name": "Off", "seat": 2, "section": 3, "lap": 1, "off_track": True, "off_penalty": 1},
+    ]
+    state, _ = advance(GAME, build("barcelona", spec))
+    assert state.duel is not None and state.duel.order == [1, 2]
+
+
+def test_save_fuel_cannot_fill_the_tank_beyond_sixteen_turns():
+    y1 = card("yellow", 1, weather=0)
+    spec = [
+        {"name": "Blue", "seat": 0, "section": 5, "hand": [y1], "strategy": "save_fuel"},
+    ]
+    spec[0]["fuel_turn"] = 5 + 16  # just pitted with 16 turns on turn 5
+    draw_b = card("yellow", 1, weather=0, exclude={y1})
+    with pytest.raises(IllegalAction, match="16 turns"):
+        _turn(spec, PlayCards(seat=0, cards=[y1], save_fuel_choice="fuel"), [draw_b])
+    state, _ = _turn(spec, PlayCards(seat=0, cards=[y1]), [draw_b])  # the Track card is fine
+    assert _track_cards(state.cars[0].hand) == 1 and state.cars[0].fuel_turn == 21
+    spec[0]["fuel_turn"] = 5 + 15
+    state, _ = _turn(spec, PlayCards(seat=0, cards=[y1], save_fuel_choice="fuel"), [draw_b])
+    assert state.cars[0].fuel_turn == 21

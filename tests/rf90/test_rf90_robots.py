@@ -117,6 +117,8 @@ def _extreme_off(pay):
     assert [e.data["ok"] for e in events if e.kind == "check"] == [False]
     car = state.cars[0]
     assert car.off_track and car.section == 11 and car.damage == 1  # corner 5: re-enter 11
+    # off the track the turn ends at the re-entry point: no phase B draw, straight to phase E
+    assert state.pending is not None and state.pending.phase == "E" and car.last_mp == 0
     return car, red4, orange2, yellow1, draw_b
 
 
@@ -124,13 +126,13 @@ def test_off_track_costs_paid_with_the_chosen_cards():
     red4, orange2 = card("red", 4), card("orange", 2)
     car, _, _, yellow1, draw_b = _extreme_off({"tyre_cards": [red4], "discard": orange2})
     assert car.chips == 12  # the tyre paid with the red +4
-    assert sorted(car.hand) == sorted([yellow1, draw_b])
+    assert car.hand == [yellow1] and draw_b not in car.hand
 
 
 def test_off_track_costs_paid_automatically_by_default():
     car, red4, orange2, yellow1, draw_b = _extreme_off(None)
     assert car.chips == 11  # chips first
-    assert sorted(car.hand) == sorted([red4, orange2, draw_b])  # the lowest card discarded
+    assert sorted(car.hand) == sorted([red4, orange2])  # the lowest card discarded
 
 
 def test_off_track_pay_with_a_card_not_in_hand_is_refused():
