@@ -478,6 +478,18 @@ def can_pair(a: cat.Card, b: cat.Card, push: bool) -> tuple[bool, bool]:
     return False, False
 
 
+def runs_wide_here(ctx: Ctx, car: Car) -> bool:
+    """Whether a failed green check sends this car off the track where it stands: a curve
+    section with an off-track trajectory (Paddock rule, `off_track.green_check_in_corner`)."""
+    sec = ctx.track.sections[car.section]
+    return (
+        ctx.tables.off_track.green_check_in_corner
+        and not car.off_track
+        and sec.kind == "curve"
+        and sec.off_track is not None
+    )
+
+
 def weather_modifier(ctx: Ctx, car: Car) -> int:
     space = ctx.tables.weather.spaces[ctx.s.weather]
     if car.tyre is None:
@@ -1259,12 +1271,21 @@ class RF90(Game[RF90State]):
                 use_traj = False
         sharp = use_traj and traj is not None and traj.kind == "sharp"
         sharp_cost = traj.cost if (sharp and traj is not None) else cat.Cost()
+        sharp_discard: int | None = None
         if sharp_cost.cards:
             pool = [c for c in rest if c not in a.tyre_cards]
-            if a.sharp_discard is None or a.sharp_discard not in pool:
-                if not pool:
-                    raise IllegalAction("This Sharp Trajectory needs a card to discard.")
-                raise IllegalAction("Choose the card to discard for the Sharp Trajectory.")
+            if not pool:
+                raise IllegalAction(
+                    "This Sharp Trajectory needs a card to discard: play without it."
+                )
+            if a.sharp_discard is None:  # not chosen: the lowest card
+                sharp_discard = min(pool, key=lambda c: (ctx.cards[c].mp, c))
+            elif a.sharp_discard in pool:
+                sharp_discard = a.sharp_discard
+            else:
+                raise IllegalAction(
+                    "Discard for the Sharp Trajectory a card you neither play nor pay tyres with."
+                )
         if a.blue_bonus and car.blue <= 0:
             raise IllegalAction("You have no +1 MP blue disc.")
         if (
@@ -1314,9 +1335,9 @@ class RF90(Game[RF90State]):
         car.chips -= chips
         short = tyres - by_cards - chips
         damage = sum(c.damage for c in played) + sharp_cost.damage + short + balance
-        if sharp_cost.cards and a.sharp_discard is not None:
-            car.hand.remove(a.sharp_discard)
-            discard(ctx, a.sharp_discard)
+        if sharp_discard is not None:
+            car.hand.remove(sharp_discard)
+            discard(ctx, sharp_discard)
         ctx.ev(
             "pay",
             f"{car.name} pays {tyres} tyre(s): {chips} chip(s) and {by_cards} card(s).",
@@ -1340,7 +1361,7 @@ class RF90(Game[RF90State]):
             if c.check:
                 blind = True
                 if not blind_check(ctx, car, target, f"{c.colour} +{c.mp}"):
-                    wide = wide or self._runs_wide(ctx, car)
+                    wide = wide or runs_wide_here(ctx, car)
                     continue
             mp_cards += c.mp
         if any(c.flag for c in played) and car.section not in s.yellow_flags:
@@ -1460,17 +1481,6 @@ class RF90(Game[RF90State]):
             lst = ctx.s.sections[car.section]
             return any(c in lst and lst.index(car.id) < lst.index(c) for c in ahead)
         return False
-
-    def _runs_wide(self, ctx: Ctx, car: Car) -> bool:
-        """A failed green check in a curve section with an off-track trajectory sends the car
-        off the track there (Paddock rule, `off_track.green_check_in_corner`)."""
-        sec = ctx.track.sections[car.section]
-        return (
-            ctx.tables.off_track.green_check_in_corner
-            and not car.off_track
-            and sec.kind == "curve"
-            and sec.off_track is not None
-        )
 
     def _end_turn(self, ctx: Ctx, a: Action) -> None:
         assert isinstance(a, EndTurn)

@@ -68,7 +68,7 @@ def legal_actions(game: RF90, state: RF90State, seat: int) -> list[Action]:
     if state.phase == "qualifying":
         return [Qualify(seat=seat, card=c, fuel=f) for c in car.hand for f in FUEL_TURNS]
     if state.phase == "start":
-        tyres = ["hard", "intermediate", "wet"] + (["soft"] if car.soft_sets < 2 else [])
+        tyres = pit_tyres(car)
         return [
             ChooseStart(seat=seat, tyres=t, strategy=s)  # type: ignore[arg-type]
             for t in tyres
@@ -86,22 +86,81 @@ def legal_actions(game: RF90, state: RF90State, seat: int) -> list[Action]:
     if p.phase == "A":
         return _phase_a_actions(state, seat, car, p.trajectory)
     if p.phase == "B":
-        plays = card_plays(game, state, seat)
-        out = [PlayCards(seat=seat, cards=play) for play in plays]
-        if car.strategy == "save_fuel":  # Save Fuel special: a Track card or fuel (+1/+2 only)
-            cards = cat.cards(state.track)
-            out += [
-                PlayCards(seat=seat, cards=play, save_fuel_choice="fuel")
-                for play in plays
-                if all(cards[c].mp <= 2 for c in play)
-            ]
-        return out
+        return _phase_b_actions(game, state, seat, car)
     sec = cat.track(state.track).sections[car.section]
     trajs: list[str | None] = [None]
     if not car.off_track:
         trajs += game.free_trajectories(state, car.section)
     brakes = [False, True] if (sec.late_brake and not car.off_track) else [False]
     return [EndTurn(seat=seat, late_brake=b, trajectory=t) for b in brakes for t in trajs]
+
+
+def trajectory_for(state: RF90State, played: list[cat.Card]) -> cat.Trajectory | None:
+    """The trajectory whose bonus these cards would claim: the spot the car started its turn
+    on, with a card of its colour, and an Extreme one only after a passed attempt."""
+    p = state.pending
+    if p is None or p.trajectory is None:
+        return None
+    traj = cat.track(state.track).trajectory(p.trajectory)
+    if not any(c.colour in traj.colours for c in played):
+        return None
+    if traj.kind == "extreme" and not p.extreme_ok:
+        return None
+    return traj
+
+
+def tyres_due(car: Car, played: list[cat.Card], cost: cat.Cost) -> int:
+    """Tyres due in phase C for these cards and a Sharp Trajectory's cost (Save Tyres: 1 less)."""
+    tyres = sum(c.tyres for c in played) + cost.tyres
+    return tyres - 1 if car.strategy == "save_tyres" and tyres else tyres
+
+
+def _phase_b_actions(game: RF90, state: RF90State, seat: int, car: Car) -> list[Action]:
+    """Phase B: every legal play, with each decision that changes the outcome: taking or
+    declining a Sharp Trajectory, Balance's damage disc, paying missing tyre chips with cards
+    (the lowest) rather than damage, a blue disc, not unlapping, Save Fuel's fuel or Track card.
+    Card selections (which cards pay, the Sharp discard) are the lowest cards; apply() accepts
+    any other valid selection."""
+    from rules.rf90.engine import Ctx, fuel_room
+
+    cards = cat.cards(state.track)
+    higher_lap = any(o.running and o.lap > car.lap for o in state.cars)
+    out: list[Action] = []
+    for play in card_plays(game, state, seat):
+        played = [cards[c] for c in play]
+        rest = sorted((c for c in car.hand if c not in play), key=lambda c: (cards[c].mp, c))
+        traj = trajectory_for(state, played)
+        sharp = traj is not None and traj.kind == "sharp"
+        small = all(c.mp <= 2 for c in played)
+        fuel_ok = car.strategy == "save_fuel" and small and fuel_room(Ctx(state), car)
+        for use in [True, False] if sharp else [True]:
+            cost = traj.cost if (use and sharp and traj is not None) else cat.Cost()
+            if cost.cards and not rest:
+                continue  # no card to discard: only declining is possible
+            sharp_discard = rest[0] if cost.cards else None
+            pool = [c for c in rest if c != sharp_discard]
+            due = tyres_due(car, played, cost)
+            for balance in [False, True] if car.strategy == "balance" and due > 0 else [False]:
+                short = max(0, due - balance - car.chips)
+                payments = [[]] + ([pool[:short]] if short and pool else [])
+                for tyre_cards in payments:
+                    for blue in [False, True] if car.blue > 0 else [False]:
+                        for unlap in [True, False] if higher_lap else [True]:
+                            for choice in ["track_card", "fuel"] if fuel_ok else ["track_card"]:
+                                out.append(
+                                    PlayCards(
+                                        seat=seat,
+                                        cards=play,
+                                        tyre_cards=tyre_cards,
+                                        use_trajectory=use,
+                                        sharp_discard=sharp_discard,
+                                        balance_damage=balance,
+                                        blue_bonus=blue,
+                                        unlap=unlap,
+                                        save_fuel_choice=choice,  # type: ignore[arg-type]
+                                    )
+                                )
+    return out
 
 
 def pit_tyres(car: Car) -> list[str]:
@@ -125,6 +184,8 @@ def _phase_a_actions(state: RF90State, seat: int, car: Car, trajectory: str | No
     ]
     if car.fuel_turn <= state.turn:
         return pits
+    if car.off_track:  # a car off the track cannot pit
+        pits = []
     out: list[Action] = [StartTurn(seat=seat), StartTurn(seat=seat, skip=True)]
     out += [StartTurn(seat=seat, skip=True, new_strategy=sid) for sid in others]
     if car.skill == "versatility":
@@ -135,8 +196,12 @@ def _phase_a_actions(state: RF90State, seat: int, car: Car, trajectory: str | No
     if extreme:
         out.append(StartTurn(seat=seat, extreme=True))
     if car.skill == "wise_driving" and not car.wise_used:
-        races = [c for c in car.hand if c <= cat.TRACK_CARD_BASE]
-        out.append(StartTurn(seat=seat, wise_driving=races))
+        # discard the k lowest Race cards, k = 0 (draw up to the limit) to all of them
+        cards = cat.cards(state.track)
+        races = sorted(
+            (c for c in car.hand if c <= cat.TRACK_CARD_BASE), key=lambda c: (cards[c].mp, c)
+        )
+        out += [StartTurn(seat=seat, wise_driving=races[:k]) for k in range(len(races) + 1)]
     if car.strategy == "save_fuel":  # Save Fuel bonus: discard a card over +2 to draw two
         cards = cat.cards(state.track)
         for c in sorted(car.hand):
@@ -218,45 +283,31 @@ def check_chance(state: RF90State, car: Car) -> float:
 
 
 def _best_play(game: RF90, state: RF90State, seat: int) -> PlayCards:
-    from rules.rf90.engine import damage_capacity
+    from rules.rf90.engine import Ctx, damage_capacity, runs_wide_here
 
     car = game.seat_car(state, seat)
     cards = cat.cards(state.track)
-    track = cat.track(state.track)
-    p = state.pending
-    assert p is not None
-    traj = track.trajectory(p.trajectory) if p.trajectory else None
     room = damage_capacity(car) - car.damage
     eff = cat.tables().damage_effects
     chance = check_chance(state, car)
-    here = track.sections[car.section]
     # a failed green check in a curve with an off-track trajectory sends the car off the track
     # (Paddock rule): the move is lost and the costs paid; weigh it as a few MP more
-    wide = (
-        cat.tables().off_track.green_check_in_corner
-        and not car.off_track
-        and here.kind == "curve"
-        and here.off_track is not None
-    )
+    wide = runs_wide_here(Ctx(state), car)
     best: tuple[float, PlayCards] | None = None
     for play in card_plays(game, state, seat):
         played = [cards[c] for c in play]
         rest = sorted((c for c in car.hand if c not in play), key=lambda c: (cards[c].mp, c))
-        use = traj is not None and any(c.colour in traj.colours for c in played)
-        if traj is not None and traj.kind == "extreme" and not p.extreme_ok:
-            use = False
-        sharp = use and traj is not None and traj.kind == "sharp"
-        cost = traj.cost if (sharp and traj is not None) else cat.Cost()
-        tyres = sum(c.tyres for c in played) + cost.tyres
-        if car.strategy == "save_tyres" and tyres:
-            tyres -= 1
+        claimed = trajectory_for(state, played)
+        use = claimed is not None
+        sharp = claimed is not None and claimed.kind == "sharp"
+        cost = claimed.cost if (sharp and claimed is not None) else cat.Cost()
+        tyres = tyres_due(car, played, cost)
         need_cards = max(0, tyres - car.chips)
-        if cost.cards and len(rest) <= need_cards:
+        if cost.cards and len(rest) <= need_cards:  # no card left for the Sharp discard
             sharp = use = False
-            tyres = sum(c.tyres for c in played) - (1 if car.strategy == "save_tyres" else 0)
-            tyres = max(0, tyres)
-            need_cards = max(0, tyres - car.chips)
             cost = cat.Cost()
+            tyres = tyres_due(car, played, cost)
+            need_cards = max(0, tyres - car.chips)
         tyre_cards = rest[:need_cards]
         short = need_cards - len(tyre_cards)
         damage = sum(c.damage for c in played) + cost.damage + short
@@ -264,7 +315,7 @@ def _best_play(game: RF90, state: RF90State, seat: int) -> PlayCards:
             continue
         # a green card's MP count only when its blind check passes
         mp = sum(c.mp * (chance if c.check else 1.0) for c in played)
-        mp += traj.bonus if use and traj else 0
+        mp += claimed.bonus if use and claimed else 0
         if wide and any(c.check for c in played):
             mp -= (1 - chance) * (3 + sum(c.mp for c in played))
         if room - damage <= eff.spaces_left:  # the damage effect applies in this move's phase D

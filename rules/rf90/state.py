@@ -202,7 +202,7 @@ class PlayCards(Action):
     tyre_cards: list[int] = []
     use_trajectory: bool = True
     blue_bonus: bool = False
-    sharp_discard: int | None = None
+    sharp_discard: int | None = None  # the card a Sharp Trajectory costs (None: the lowest)
     save_fuel_choice: Literal["track_card", "fuel"] = "track_card"
     balance_damage: bool = False  # Balance bonus: pay one tyre with a damage disc
     unlap: bool = True  # False: stay behind cars on a higher lap rather than unlap yourself
