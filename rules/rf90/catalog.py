@@ -301,6 +301,7 @@ class RobotTable(Model):
     fuel_tokens: dict[str, list[FuelToken]]
     weather_stops: int = 1
     weather_stops_source: str = ""
+    colours: dict[str, str]
 
 
 class FuelTable(Model):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules.base import Action, Event, Game, Placing
+from rules.championship import CAR_COLOURS
 from rules.errors import IllegalAction, NotYourTurn
 from rules.rf90 import catalog as cat
 from rules.rf90.state import (
@@ -37,7 +38,6 @@ from rules.rf90.state import (
 )
 
 DUEL = -1  # _next_car: a duel was opened, loop again
-COLOURS = ["Red", "Blue", "Green", "Yellow", "White", "Orange"]
 
 
 class Ctx:
@@ -536,7 +536,16 @@ class RF90(Game[RF90State]):
             raise ValueError("RF90 takes at most 6 players")
         rng = Rng.from_seed(seed)
         cars: list[Car] = []
+        colours = [p.get("colour") for p in players]
+        for c in colours:
+            if c is not None and c not in CAR_COLOURS["rf90"]:
+                raise ValueError(f"unknown colour {c!r}: one of {', '.join(CAR_COLOURS['rf90'])}")
+        taken = [c for c in colours if c is not None]
+        if len(taken) != len(set(taken)):
+            raise ValueError("two players chose the same colour")
+        free = iter(c for c in CAR_COLOURS["rf90"] if c not in taken)
         for seat, p in enumerate(players):
+            colour = p.get("colour") or next(free)
             chosen = "setup" in p or "skill" in p  # fixed by the race configuration
             setup = Setup.model_validate(p.get("setup", {}))
             skill = p.get("skill")
@@ -548,7 +557,8 @@ class RF90(Game[RF90State]):
                 Car(
                     id=seat,
                     seat=seat,
-                    name=p.get("name", f"{COLOURS[seat % 6]} car"),
+                    name=p.get("name", f"{colour.capitalize()} car"),
+                    colour=colour,
                     skill=skill,
                     team=p.get("team"),
                     setup=setup,
@@ -563,7 +573,12 @@ class RF90(Game[RF90State]):
         for rtype in ("superfast", "fast", "slow"):
             for k in range(robots.get(rtype, 0)):
                 cars.append(
-                    Car(id=len(cars), robot=rtype, name=f"{rtype.capitalize()} robot {k + 1}")
+                    Car(
+                        id=len(cars),
+                        robot=rtype,
+                        name=f"{rtype.capitalize()} robot {k + 1}",
+                        colour=tables.robots.colours[rtype],
+                    )
                 )
         red, brown = tables.damage_bag.by_players[min(n_players, 6)]
         state = RF90State(

@@ -26,6 +26,7 @@ class Car(Model):
     seat: int | None = None
     robot: RobotType | None = None
     name: str
+    colour: str | None = None  # the dashboard and miniature (robots: by type)
     skill: str | None = None
     team: str | None = None  # players sharing a team name are teammates (Paddock rule)
     setup: Setup = Setup()

@@ -445,3 +445,20 @@ def test_save_fuel_cannot_fill_the_tank_beyond_sixteen_turns():
     spec[0]["fuel_turn"] = 5 + 15
     state, _ = _turn(spec, PlayCards(seat=0, cards=[y1], save_fuel_choice="fuel"), [draw_b])
     assert state.cars[0].fuel_turn == 21
+
+
+# --- dashboards and colours (HTP, Preparation 3; robots' colours: public source) ---------------
+
+
+def test_players_choose_their_colour_and_robots_wear_their_types_colours():
+    config = {"track": "barcelona", "players": [{"colour": "white"}, {}, {"colour": "red"}]}
+    state = GAME.new_game(1, config)
+    players = [c for c in state.cars if c.seat is not None]
+    assert [c.colour for c in players] == ["white", "blue", "red"]  # free colours in order
+    assert players[0].name == "White car"
+    robots = {c.robot: c.colour for c in state.cars if c.robot}
+    assert robots == {"superfast": "black", "fast": "yellow", "slow": "purple"}
+    with pytest.raises(ValueError, match="same colour"):
+        GAME.new_game(1, {"players": [{"colour": "red"}, {"colour": "red"}]})
+    with pytest.raises(ValueError, match="unknown colour"):
+        GAME.new_game(1, {"players": [{"colour": "mauve"}]})
