@@ -1367,7 +1367,7 @@ class RF90(Game[RF90State]):
                 discard(ctx, cid)
             s.pending = None
             return
-        give_race_cards(ctx, car, sum(c.draw for c in played))
+        # phase C in EXP's order: pay, perform checks, draw cards, play flags, change weather
         mp_cards = 0
         blind = False
         wide = False  # a failed green check in a corner with an off-track trajectory
@@ -1379,6 +1379,7 @@ class RF90(Game[RF90State]):
                     wide = wide or runs_wide_here(ctx, car)
                     continue
             mp_cards += c.mp
+        give_race_cards(ctx, car, sum(c.draw for c in played))
         if any(c.flag for c in played) and car.section not in s.yellow_flags:
             s.yellow_flags.append(car.section)
             ctx.ev(

@@ -77,6 +77,90 @@ def test_sharp_trajectory_with_a_yellow_card_gives_no_bonus():
     assert pay.data["tyres"] == 1  # and no trajectory cost either
 
 
+# The Sharp Trajectory and the strategies (expansion, Barcelona Sharp Trajectories): "With Save
+# Tyres you will save 1 tyre chip on the total ... this includes the tyre chip due to a Sharp
+# Trajectory", Push's Special counts it, Hazard adds 1 MP per disc including the Sharp one, and
+# Sharp Trajectories "increase your chances to score a Special when using the Balance strategy".
+
+
+def _sharp_play(track: str, section: int, traj: str, hand: list[int], play: PlayCards, **car):
+    draw_b = card("yellow", 1, weather=0, exclude=set(hand))
+    spec = [{"name": "Blue", "seat": 0, "section": section, "trajectory": traj, "hand": hand}]
+    spec[0].update(car)
+    state = begin(build(track, spec, deck_top=[draw_b]), 0)
+    state, _ = GAME.apply(state, StartTurn(seat=0))
+    return GAME.apply(state, play)
+
+
+def test_save_tyres_saves_one_of_the_three_tyres_of_the_sharp_example():
+    red3, orange1 = card("red", 3), card("orange", 1)
+    state, events = _sharp_play(
+        "barcelona", 16, "B16a", [red3, orange1], PlayCards(seat=0, cards=[red3, orange1]),
+        chips=5, strategy="save_tyres",
+    )  # fmt: skip
+    assert next(e for e in events if e.kind == "pay").data["tyres"] == 2  # 3 - 1
+    assert state.cars[0].chips == 3 and state.cars[0].last_mp == 6
+
+
+def test_push_special_counts_the_sharp_trajectory_tyre():
+    orange2, yellow2 = card("orange", 2), card("yellow", 2, weather=0)
+    # orange +2: 1 tyre + 1 for B16a = 2 chips -> a Track card
+    state, _ = _sharp_play(
+        "barcelona", 16, "B16a", [orange2, yellow2], PlayCards(seat=0, cards=[orange2]),
+        strategy="push",
+    )  # fmt: skip
+    assert state.cars[0].chips == 10
+    assert sum(1 for c in state.cars[0].hand if c > catalog.TRACK_CARD_BASE) == 1
+    # yellow +2 (no trajectory colour): 1 chip, no Special
+    state, _ = _sharp_play(
+        "barcelona", 16, "B16a", [orange2, yellow2], PlayCards(seat=0, cards=[yellow2]),
+        strategy="push",
+    )  # fmt: skip
+    assert state.cars[0].chips == 11
+    assert not any(c > catalog.TRACK_CARD_BASE for c in state.cars[0].hand)
+
+
+@pytest.mark.parametrize(("use", "mp", "damage"), [(True, 5, 1), (False, 2, 0)])
+def test_hazard_adds_one_mp_for_the_sharp_trajectory_damage(use: bool, mp: int, damage: int):
+    # Silverstone S3a: sharp yellow +2 costing 1 damage; yellow +2 alone draws no disc
+    yellow2 = card("yellow", 2, weather=0)
+    play = PlayCards(seat=0, cards=[yellow2], use_trajectory=use)
+    state, _ = _sharp_play("silverstone", 3, "S3a", [yellow2], play, strategy="hazard")
+    car = state.cars[0]
+    assert car.damage == damage
+    assert car.last_mp == mp  # 2 + 2 trajectory + 1 Hazard, or 2 when declined
+
+
+@pytest.mark.parametrize(("use", "special"), [(True, 1), (False, 0)])
+def test_the_sharp_trajectory_damage_earns_balance_its_special(use: bool, special: int):
+    # 1 tyre paid (yellow +2) and 1 disc drawn (S3a): equal numbers -> Balance special
+    yellow2 = card("yellow", 2, weather=0)
+    play = PlayCards(seat=0, cards=[yellow2], use_trajectory=use)
+    state, _ = _sharp_play("silverstone", 3, "S3a", [yellow2], play, strategy="balance")
+    assert sum(1 for c in state.cars[0].hand if c > catalog.TRACK_CARD_BASE) == special
+
+
+def test_phase_c_checks_before_drawing_cards():
+    # EXP's phase C order: pay, perform checks, draw cards. Green +2: a check and one card drawn.
+    green2 = card("green", 2)
+    used = {green2}
+    qual = next(c for c, k in RACE.items() if k.check_factor == 50 and c not in used)
+    used.add(qual)
+    draw_b = next(c for c, k in RACE.items() if not k.check and c not in used)
+    used.add(draw_b)
+    check = next(c for c, k in RACE.items() if k.check_factor < 50 and c not in used)
+    used.add(check)
+    drawn = next(c for c, k in RACE.items() if k.check_factor > 50 and c not in used)
+    spec = [{"name": "Blue", "seat": 0, "section": 5, "hand": [green2], "qual_card": qual}]
+    state = begin(build("barcelona", spec, deck_top=[draw_b, check, drawn]), 0)
+    state, _ = GAME.apply(state, StartTurn(seat=0))
+    state, events = GAME.apply(state, PlayCards(seat=0, cards=[green2]))
+    result = next(e for e in events if e.kind == "check")
+    assert result.data["ok"] and f"check {RACE[check].check_factor} vs 50" in result.text
+    assert sorted(state.cars[0].hand) == sorted([draw_b, drawn])
+    assert state.cars[0].last_mp == 2
+
+
 # --- Push, Save Fuel and the refuelling chit (expansion, NEW STRATEGIES) -------------------------
 
 
@@ -203,9 +287,9 @@ def test_rain_expert_pits_for_wet_tyres_in_uncertain_weather(skill, blue, mp):
 # --- Qualification (how-to-play, Qualification) -------------------------------------------------
 
 
-def _qualify(picks):
+def _qualify(picks, seed: int = 5):
     """picks: per seat (card id, fuel turn). No robots."""
-    state = GAME.new_game(5, {"players": len(picks), "robots": {"superfast": 0}})
+    state = GAME.new_game(seed, {"players": len(picks), "robots": {"superfast": 0}})
     for seat in range(len(picks)):
         state, _ = GAME.apply(state, ChooseSetup(seat=seat))
     for seat in range(len(picks)):
@@ -234,13 +318,32 @@ def test_qualification_bonuses_and_check_factor_tie_break():
     assert all(cid not in state.cars[i].hand for i, cid in enumerate([y2, red4, red3]))
 
 
-def test_qualification_full_tie_is_a_draw_but_deterministic():
+def test_qualification_turn_12_gives_nothing_and_turn_14_minus_one():
+    y2, o3 = card("yellow", 2, weather=0), card("orange", 3)
+    state = _qualify([(y2, 12), (o3, 14)])
+    assert [c.qual_value for c in state.cars] == [2, 2]  # 2 + 0 and 3 - 1
+    assert [c.fuel_turn for c in state.cars] == [12, 14]
+
+
+def test_qualification_same_value_goes_to_the_lower_check_factor():
     a, b = cards([("orange", 2), ("orange", 2)])
-    s1 = _qualify([(a, 12), (b, 12)])
-    s2 = _qualify([(a, 12), (b, 12)])
-    assert s1.grid_order == s2.grid_order
+    assert RACE[a].check_factor != RACE[b].check_factor
+    state = _qualify([(a, 12), (b, 12)])
     lower = 0 if RACE[a].check_factor < RACE[b].check_factor else 1
-    assert s1.grid_order[0] == lower
+    assert state.grid_order[0] == lower
+
+
+def test_qualification_full_tie_is_a_draw():
+    # same value and same check factor: a draw decides (HTP), kept in the seeded RNG
+    a, b = next(
+        (x, y)
+        for x in RACE
+        for y in RACE
+        if x < y and RACE[x].check_factor == RACE[y].check_factor and RACE[x].mp == RACE[y].mp
+    )
+    orders = {tuple(_qualify([(a, 12), (b, 12)], seed=seed).grid_order) for seed in range(12)}
+    assert orders == {(0, 1), (1, 0)}  # both outcomes happen
+    assert _qualify([(a, 12), (b, 12)], 3).grid_order == _qualify([(a, 12), (b, 12)], 3).grid_order
 
 
 def test_qualification_picks_are_hidden_until_revealed():
