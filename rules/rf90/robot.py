@@ -318,6 +318,8 @@ def _best_play(game: RF90, state: RF90State, seat: int) -> PlayCards:
         mp += claimed.bonus if use and claimed else 0
         if wide and any(c.check for c in played):
             mp -= (1 - chance) * (3 + sum(c.mp for c in played))
+            if car.fuel_turn <= state.turn + 1:  # off the track on its fuel turn: out of fuel
+                mp -= (1 - chance) * 30
         if room - damage <= eff.spaces_left:  # the damage effect applies in this move's phase D
             mp -= eff.mp_penalty
         score = mp - 0.6 * tyres - 1.2 * damage - 0.3 * len(play) + 0.05 * (room - damage)

@@ -462,3 +462,18 @@ def test_players_choose_their_colour_and_robots_wear_their_types_colours():
         GAME.new_game(1, {"players": [{"colour": "red"}, {"colour": "red"}]})
     with pytest.raises(ValueError, match="unknown colour"):
         GAME.new_game(1, {"players": [{"colour": "mauve"}]})
+
+
+def test_the_seat_policy_avoids_running_wide_just_before_its_fuel_turn():
+    # in the chicane with a good chance (target 95): the green +4 is worth it, except when a
+    # failure would leave the car off the track on its fuel turn (out of fuel)
+    green4, y2, red4 = card("green", 4), card("yellow", 2, weather=0), card("red", 4)
+    qual = _cf_card(95, 96, {green4, y2, red4})
+    for fuel_turn, plays_green in ((9, True), (6, False)):
+        spec = [{"name": "Blue", "seat": 0, "section": 10, "hand": [green4, y2], "qual_card": qual}]
+        spec[0]["fuel_turn"] = fuel_turn
+        state = begin(build("barcelona", spec, deck_top=[red4]), 0)
+        state, _ = GAME.apply(state, StartTurn(seat=0))
+        action = GAME.robot_action(state, 0)
+        assert isinstance(action, PlayCards)
+        assert (green4 in action.cards) is plays_green, fuel_turn

@@ -48,6 +48,33 @@ def _check_invariants(state: RF90State) -> None:
     assert len(spots) == len(set(spots))
 
 
+def _check_views(state: RF90State) -> None:
+    """No hidden card in the public view; a seat's view shows only that seat's secrets."""
+    data = GAME.public_view(state)
+    assert len(json.dumps(data)) < 64_000
+    assert all(isinstance(c["hand"], int) for c in data["cars"])
+    for pile in ("race_draw", "track_draw", "race_discard", "track_discard"):
+        assert isinstance(data[pile], int)  # piles as counts (a substitute hand is private)
+    if data["pending"] is not None:
+        assert isinstance(data["pending"]["drawn"], int)  # the phase B draw
+    if data["duel"] is not None:
+        assert all(isinstance(n, int) for n in data["duel"]["cards"].values())  # face down
+    if state.phase in ("setup", "qualifying"):
+        assert all(c["qual_card"] is None and c["qual_fuel"] is None for c in data["cars"])
+    for car in state.cars:
+        if car.seat is None:
+            continue
+        mine = GAME.seat_view(state, car.seat)
+        assert mine["cars"][car.id]["hand"] == car.hand
+        others = [c for c in mine["cars"] if c["id"] != car.id]
+        assert all(isinstance(c["hand"], int) for c in others)
+        if state.phase in ("setup", "qualifying"):
+            assert all(c["qual_card"] is None for c in others)
+        if mine["duel"] is not None:
+            for cid, cards in mine["duel"]["cards"].items():
+                assert isinstance(cards, list) == (int(cid) == car.id)
+
+
 def _play(seed: int, track: str, players: int):
     state = GAME.new_game(seed, GAME.simulation_config(players=players, track=track))
     played: Counter[tuple[int, int]] = Counter()
@@ -60,11 +87,7 @@ def _play(seed: int, track: str, players: int):
             if e.kind in ("move", "skip"):
                 played[(e.data["turn"], e.data["car"])] += 1
         _check_invariants(state)
-        view = json.dumps(GAME.public_view(state))
-        data = GAME.public_view(state)
-        assert all(isinstance(c["hand"], int) for c in data["cars"])
-        assert isinstance(data["race_draw"], int) and isinstance(data["track_draw"], int)
-        assert len(view) < 64_000
+        _check_views(state)
     return state, played, actions
 
 
