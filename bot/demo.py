@@ -130,15 +130,11 @@ async def _play_stored_game(
     )
     say(f"  {game.title}: game #{record.id} starts")
     actions = 0
+    shown = 0
     while not game.is_terminal(state):
         seat = game.to_act(state)[0]
-        played = await play.act(
-            store,
-            record.id,
-            game.robot_action(state, seat),
-            actor=f"robot:{seat}",
-            by_robot=True,
-        )
+        before, action = state, game.robot_action(state, seat)
+        played = await play.act(store, record.id, action, actor=f"robot:{seat}", by_robot=True)
         state, actions = played.state, actions + 1
         for event in played.events:
             if event.text and event.kind in _HEADLINE_EVENTS:
@@ -146,7 +142,7 @@ async def _play_stored_game(
         if actions % 200 == 0:
             say(f"  ... {actions} actions")
         if kind == "rf90":
-            _rf90_activation_images(out, label, state, actions)
+            shown = _rf90_activation_images(out, label, game, before, action, state, shown)
         elif actions == MID_RACE_ACTIONS:
             _write_race_image(out, label, kind, f"after{actions}", state, renderers)
     _write_race_image(out, label, kind, "final", state, renderers)
@@ -161,22 +157,27 @@ async def _play_stored_game(
 RF90_SHOWN_TURN = 5  # the game turn whose section activations the demo draws one by one
 
 
-def _rf90_activation_images(out: Path, label: str, state: Any, actions: int) -> None:
-    """During one chosen game turn: the track (active section lit) and the dashboards each
-    time the race stops in a section for a driver's individual turn or a duel."""
+def _rf90_activation_images(
+    out: Path, label: str, game: Any, before: Any, action: Any, after: Any, shown: int
+) -> int:
+    """During one chosen game turn: the track (the activated section lit) and the dashboards
+    after every section activation, robots' included. The stored action is applied again,
+    watching (the rules are deterministic), to get the state as each activation ended.
+    Returns how many activations have been drawn."""
     from renderer.rf90 import render_dashboards, render_track
 
-    if state.turn != RF90_SHOWN_TURN or state.phase != "race":
-        return
-    if state.duel is not None:
-        section = state.duel.section
-    elif state.pending is not None:
-        section = state.cars[state.pending.car].section
-    else:
-        return
-    stem = f"{label}-turn{RF90_SHOWN_TURN}-action{actions:04d}-section{section}"
-    (out / "races" / f"{stem}-track.png").write_bytes(render_track(state, active_section=section))
-    (out / "races" / f"{stem}-dashboards.png").write_bytes(render_dashboards(state))
+    if before.phase != "race" or not before.turn <= RF90_SHOWN_TURN <= after.turn:
+        return shown
+    _, _, activations = game.apply_watching(before, action)
+    for section, state in activations:
+        if state.turn != RF90_SHOWN_TURN:
+            continue
+        shown += 1
+        stem = f"{label}-turn{RF90_SHOWN_TURN}-activation{shown:02d}-section{section}"
+        track = render_track(state, active_section=section)
+        (out / "races" / f"{stem}-track.png").write_bytes(track)
+        (out / "races" / f"{stem}-dashboards.png").write_bytes(render_dashboards(state))
+    return shown
 
 
 async def _other_games(store: SqliteStore, out: Path, seed: int, renderers: dict[str, Any]) -> None:

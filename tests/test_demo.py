@@ -24,5 +24,25 @@ async def test_demo_writes_standings_race_images_and_a_verified_database(
     assert "pitformula-pitformula-final.png" in races
     for track in ("barcelona", "silverstone"):
         assert f"rf90-{track}-rf90-final.png" in races
-        assert any(n.startswith(f"rf90-{track}-turn5-") and n.endswith("-track.png") for n in races)
+        # one track image per section activation of game turn 5, robots' turns included
+        shown = sorted(n for n in races if n.startswith(f"rf90-{track}-turn5-activation"))
+        tracks = [n for n in shown if n.endswith("-track.png")]
+        assert [int(n.split("-section")[1].split("-")[0]) for n in tracks] == _activations(
+            7, track, turn=5
+        )
+        assert len(shown) == 2 * len(tracks)  # and the dashboards with each
     assert (out / "demo.db").exists()
+
+
+def _activations(seed: int, track: str, turn: int) -> list[int]:
+    """The sections activated in one game turn of the demo's RF90 race, replayed here."""
+    from rules.rf90 import GAME
+
+    state = GAME.new_game(seed, GAME.simulation_config(players=2, track=track))
+    sections: list[int] = []
+    while not GAME.is_terminal(state) and state.turn <= turn:
+        state, events = GAME.apply(state, GAME.robot_action(state, GAME.to_act(state)[0]))
+        sections += [
+            e.data["section"] for e in events if e.kind == "activate" and e.data["turn"] == turn
+        ]
+    return sections

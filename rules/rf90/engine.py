@@ -43,12 +43,14 @@ DUEL = -1  # _next_car: a duel was opened, loop again
 class Ctx:
     """What one `apply` call works with: the (copied) state, the static data, the events."""
 
-    def __init__(self, state: RF90State) -> None:
+    def __init__(self, state: RF90State, watch: bool = False) -> None:
         self.s = state
         self.track = cat.track(state.track)
         self.cards = cat.cards(state.track)
         self.tables = cat.tables()
         self.events: list[Event] = []
+        # (section, state) as each section activation ends, when watched (pictures)
+        self.activations: list[tuple[int, RF90State]] | None = [] if watch else None
 
     def ev(self, kind: str, text: str, **data: Any) -> None:
         self.events.append(Event(kind=kind, text=text, data=data))
@@ -632,11 +634,24 @@ class RF90(Game[RF90State]):
         return state.phase == "finished"
 
     def apply(self, state: RF90State, action: Action) -> tuple[RF90State, list[Event]]:
+        ctx = self._apply(state, action, watch=False)
+        return ctx.s, ctx.events
+
+    def apply_watching(
+        self, state: RF90State, action: Action
+    ) -> tuple[RF90State, list[Event], list[tuple[int, RF90State]]]:
+        """`apply`, and the state as each section activation ended during it: (section, state)
+        pairs, so that a picture can be drawn after every activation (DESIGN.md, renderer)."""
+        ctx = self._apply(state, action, watch=True)
+        assert ctx.activations is not None
+        return ctx.s, ctx.events, ctx.activations
+
+    def _apply(self, state: RF90State, action: Action, watch: bool) -> Ctx:
         if state.phase == "finished":
             raise IllegalAction("The race is over.")
         if action.seat not in self.to_act(state):
             raise NotYourTurn()
-        ctx = Ctx(state.model_copy(deep=True))
+        ctx = Ctx(state.model_copy(deep=True), watch)
         handler = {
             "choose_setup": self._choose_setup,
             "mulligan": self._mulligan,
@@ -653,7 +668,7 @@ class RF90(Game[RF90State]):
             raise IllegalAction(f"Unknown action {action.kind!r}.")
         handler(ctx, action)
         self._advance(ctx)
-        return ctx.s, ctx.events
+        return ctx
 
     def seat_car(self, state: RF90State, seat: int) -> Car:
         for c in state.cars:
@@ -906,8 +921,9 @@ class RF90(Game[RF90State]):
         lead, pieces = self.activation_pieces(ctx)
         if lead is None:
             return None
-        if s.cars[lead].mark is None:
-            return lead  # first activation of the FAS: only the leader plays
+        if s.cars[lead].mark is None:  # first activation of the FAS: only the leader plays
+            self._start_activation(ctx, s.cars[lead].section)
+            return lead
         for sec, cars in pieces:
             unmoved = [c for c in cars if s.cars[c].mark is None and c not in s.deferred]
             if not unmoved:
@@ -915,6 +931,7 @@ class RF90(Game[RF90State]):
             fresh = sec != s.active_section or lead != s.active_leader
             if fresh:  # a new activation (a restart from a new leader activates again)
                 s.active_section, s.active_leader = sec, lead
+                self._start_activation(ctx, sec)
             on_track = [c for c in unmoved if not s.cars[c].off_track]
             if (
                 ctx.track.sections[sec].kind == "curve"
@@ -929,11 +946,28 @@ class RF90(Game[RF90State]):
             return unmoved[0]
         for cid in s.deferred:
             if s.cars[cid].running and s.cars[cid].mark is None:
+                sec = s.cars[cid].section
+                if s.active_section != sec or s.active_leader is not None:
+                    s.active_section, s.active_leader = sec, None  # the part ahead of the leader
+                    self._start_activation(ctx, sec)
                 return cid
         return None
 
+    def _start_activation(self, ctx: Ctx, section: int) -> None:
+        """A section (or the part of one) is activated: the one before it has ended."""
+        self._end_activation(ctx)
+        ctx.s.activation = section
+        ctx.ev("activate", f"Section {section} is activated.", section=section, turn=ctx.s.turn)
+
+    def _end_activation(self, ctx: Ctx) -> None:
+        s = ctx.s
+        if s.activation is not None and ctx.activations is not None:
+            ctx.activations.append((s.activation, s.model_copy(deep=True)))
+        s.activation = None
+
     def _end_game_turn(self, ctx: Ctx) -> None:
         s = ctx.s
+        self._end_activation(ctx)
         ctx.ev("turn_end", f"End of turn {s.turn}.", turn=s.turn)
         if s.turn >= ctx.track.race_turns or not any(c.running for c in s.cars):
             s.phase = "finished"

@@ -130,6 +130,7 @@ class RF90State(GameState):
     safety_car_until: int = 0  # the safety car is out while turn <= this
     active_section: int | None = None  # the section being activated (duels once per activation)
     active_leader: int | None = None  # the leader when that activation began (FAS case 2)
+    activation: int | None = None  # the section whose activation is in progress (pictures)
     robot_next: int | None = None  # robot-only race: the robot car whose RobotTurn is awaited
 
 

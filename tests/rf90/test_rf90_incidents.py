@@ -477,3 +477,48 @@ def test_the_seat_policy_avoids_running_wide_just_before_its_fuel_turn():
         action = GAME.robot_action(state, 0)
         assert isinstance(action, PlayCards)
         assert (green4 in action.cards) is plays_green, fuel_turn
+
+
+# --- one picture per section activation: apply_watching ----------------------------------------
+
+
+def test_apply_watching_gives_the_state_after_each_section_activation():
+    from rules.rf90 import ROBOT_SEAT, RobotTurn
+
+    # FAS case 2: the leader A (section 5) plays alone and passes the lapped L (section 7),
+    # so section 7 is activated before B's section 4
+    spec = [
+        {"name": "A", "robot": "slow", "section": 5, "lap": 1},  # teammates: no lapping cost
+        {"name": "L", "robot": "slow", "section": 7, "lap": 0},
+        {"name": "B", "robot": "slow", "section": 4, "lap": 1},
+    ]
+    state = build("barcelona", spec, turn=27)
+    state, _ = advance_until_robot(state)
+    shots: list[tuple[int, object]] = []
+    activated: list[int] = []
+    while state.robot_next is not None:
+        state, events, more = GAME.apply_watching(
+            state, RobotTurn(seat=ROBOT_SEAT, car=state.robot_next)
+        )
+        shots += more
+        activated += [e.data["section"] for e in events if e.kind == "activate"]
+    assert [sec for sec, _ in shots] == [5, 7, 4]
+    assert activated == [7, 4]  # section 5's activation began before the loop
+    moved = [[c.id for c in shot.cars if c.mark == "ended"] for _, shot in shots]
+    assert moved == [[0], [0, 1], [0, 1, 2]]
+    assert shots[0][1].cars[0].section == 8  # A has moved 3, L and B not yet
+    assert (shots[0][1].cars[1].section, shots[0][1].cars[2].section) == (7, 4)
+    assert state.phase == "finished" and state.activation is None
+    # watching changes nothing: plain apply gives the same final state
+    plain = build("barcelona", spec, turn=27)
+    plain, _ = advance(GAME, plain)
+    assert plain.model_dump() == state.model_dump()
+
+
+def advance_until_robot(state):
+    """Run the engine's automatic steps up to the first RobotTurn (not playing it)."""
+    from rules.rf90.engine import Ctx
+
+    ctx = Ctx(state.model_copy(deep=True))
+    GAME._advance(ctx)
+    return ctx.s, ctx.events
