@@ -1235,7 +1235,12 @@ class RF90(Game[RF90State]):
                     if car.running:
                         car.last_mp = 0
                         ctx.ev(
-                            "move", f"{car.name} moves 0 section(s).", car=car.id, mp=0, turn=s.turn
+                            "move",
+                            f"{car.name} moves 0 section(s).",
+                            car=car.id,
+                            mp=0,
+                            steps=0,
+                            turn=s.turn,
                         )
                         p.phase = "E"
                         return
@@ -1456,7 +1461,9 @@ class RF90(Game[RF90State]):
             ctx.ev("runs_wide", f"{car.name} loses control and runs wide.", car=car.id)
             go_off_track(ctx, car, car.section, a.off_track_pay)
             car.last_mp = 0
-            ctx.ev("move", f"{car.name} moves 0 section(s).", car=car.id, mp=0, turn=s.turn)
+            ctx.ev(
+                "move", f"{car.name} moves 0 section(s).", car=car.id, mp=0, steps=0, turn=s.turn
+            )
             if not car.running:
                 s.pending = None
                 return
