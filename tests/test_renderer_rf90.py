@@ -1,5 +1,7 @@
 """RF90 images: valid PNGs within budget, determinism, and that cars, highlights, badges and
-chits are drawn where the layout helpers say; dashboards never show card identities."""
+chits are drawn where the layout helpers say, in the cars' own colours; on crowded positions no
+car marker covers a label, labels do not overlap and no text is smaller than 22 px; dashboards
+never show card identities."""
 
 from __future__ import annotations
 
@@ -12,14 +14,24 @@ from PIL import Image, ImageChops
 
 from renderer.common import PALETTE, TITLE_BG
 from renderer.rf90 import (
+    CORNER_BG,
     ENDED_BG,
     HEIGHT,
     LEADER_BG,
     MARKER,
+    MIN_TEXT,
+    OFF_BG,
+    OFF_ROW,
+    SEAT_COLOURS,
     SKIPPED_BG,
     SLOT_GAP,
+    TRAJ_BG,
+    Layout,
     W,
     _inside,
+    _poly_shape,
+    boxes_overlap,
+    car_colour_name,
     car_label,
     car_xy,
     classification_rows,
@@ -29,12 +41,14 @@ from renderer.rf90 import (
     render_dashboards,
     render_track,
     section_box,
+    section_polygon,
     slot_xy,
+    track_layout,
     turn_cell_xy,
 )
 from rules.rf90 import GAME, catalog
 from rules.rf90.scenario import build, cards, off_track
-from rules.rf90.state import RF90State
+from rules.rf90.state import RF90State, RobotToken
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 BUDGET = 500_000
@@ -95,7 +109,7 @@ def test_slots_are_inside_their_section_and_far_enough_apart(track: str) -> None
     for sec in tr.sections:
         pts = [slot_xy(track, sec.index, k) for k in range(sec.capacity)]
         for p in pts:
-            assert _inside(sec.polygon, p), (sec.index, p)
+            assert _inside(section_polygon(track, sec.index), p), (sec.index, p)
         for i, a in enumerate(pts):
             for b in pts[i + 1 :]:
                 assert math.dist(a, b) >= SLOT_GAP - 2, (sec.index, a, b)
@@ -130,7 +144,7 @@ def test_track_png_is_valid_within_budget_and_deterministic(track: str) -> None:
 def test_each_car_marker_shows_its_colour_at_its_slot() -> None:
     state = _scene()
     img = _img(render_track(state))
-    expect = {0: "red", 1: "blue", 2: "black", 3: "grey", 4: "silver"}
+    expect = {0: "red", 1: "blue", 2: "black", 3: "yellow", 4: "purple"}
     for cid, colour in expect.items():
         xy = car_xy(state, cid)
         assert xy is not None
@@ -206,6 +220,120 @@ def test_off_track_car_waits_in_the_run_off_area() -> None:
     assert _count(img, _around(xy, 8), PALETTE["red"].fill) > 40
 
 
+def test_cars_wear_their_own_colours_and_old_states_fall_back_to_the_seat() -> None:
+    state = _scene()
+    state.cars[0].colour = "green"
+    state.cars[1].colour = "black"
+    img = _img(render_track(state))
+    for cid, colour in ((0, "green"), (1, "black")):
+        xy = car_xy(state, cid)
+        assert xy is not None
+        assert _count(img, _around(xy, MARKER // 3), PALETTE[colour].fill) > 80, (cid, colour)
+    assert [r.colour for r in dashboard_rows(state)][:2] == ["green", "black"]
+    old = _scene()
+    for car in old.cars:
+        car.colour = None  # a state saved before cars had a colour
+    robots = catalog.tables().robots.colours
+    assert [car_colour_name(c) for c in old.cars] == [
+        SEAT_COLOURS[0],
+        SEAT_COLOURS[1],
+        robots["superfast"],
+        robots["fast"],
+        robots["slow"],
+    ]
+    _img(render_track(old))
+
+
+def test_robot_pit_tokens_wear_the_robot_type_colour() -> None:
+    state = _scene()
+    state.robot_tokens = [RobotToken(robot="slow", value=3, check=50, turn=9)]
+    img = _img(render_track(state))
+    x, y = turn_cell_xy("barcelona", 9)
+    below = (x - 20, y + 24, x + 20, y + 80)
+    assert _count(img, below, PALETTE[catalog.tables().robots.colours["slow"]].fill) > 60
+
+
+# --- crowded positions: labels stay readable ----------------------------------------------
+
+
+def _crowded(track: str) -> RF90State:
+    """Every section full, a row of off-track cars waiting at every run-off area, every car in
+    a section with a trajectory on it, players and robots mixed, marks and a leader."""
+    tr = catalog.track(track)
+    specs: list[dict] = []
+    kinds = ("superfast", "fast", "slow")
+    for sec in tr.sections:
+        trajectories = [t.id for t in sec.trajectories]
+        for k in range(sec.capacity):
+            spec: dict = {"section": sec.index, "lap": 1 + (sec.index % 2), "qual_card": None}
+            if len(specs) % 3 == 2:
+                spec["robot"] = kinds[len(specs) % 9 // 3]
+            if trajectories:
+                spec["trajectory"] = trajectories[k % len(trajectories)]
+            spec["mark"] = ("ended", "skipped", None)[len(specs) % 3]
+            specs.append(spec)
+    for sec in tr.sections:
+        if sec.off_track is not None:
+            for _ in range(OFF_ROW):
+                specs.append({"section": sec.off_track.reentry, "off_track": True,
+                              "qual_card": None})  # fmt: skip
+    return build(track, specs, turn=9)
+
+
+def _check_layout(layout: Layout) -> None:
+    for lb in layout.labels:
+        assert lb.size >= MIN_TEXT, lb
+        x0, y0, x1, y1 = lb.box
+        assert 0 <= x0 < x1 <= W and 0 <= y0 < y1 <= HEIGHT, lb
+    for m in layout.markers:
+        for lb in layout.labels:
+            assert not boxes_overlap(m.box, lb.box), (m, lb)
+    labels = layout.labels
+    for i, a in enumerate(labels):
+        for b in labels[i + 1 :]:
+            assert not boxes_overlap(a.box, b.box), (a, b)
+
+
+@pytest.mark.parametrize("track", catalog.TRACKS)
+def test_crowded_track_keeps_every_label_clear_and_readable(track: str) -> None:
+    state = _crowded(track)
+    tr = catalog.track(track)
+    on_track = sum(len(cars) for cars in state.sections)
+    assert on_track == sum(s.capacity for s in tr.sections)
+    layout = track_layout(state)
+    drawn = [m for m in layout.markers if m.where in ("track", "off")]
+    assert len(drawn) == len(state.cars)  # every car is drawn, and checked
+    off = {car_xy(state, c.id) for c in state.cars if c.off_track}
+    assert len(off) == sum(1 for c in state.cars if c.off_track)  # no two at one spot
+    _check_layout(layout)
+    kinds = {lb.kind for lb in layout.labels}
+    assert {"corner", "section", "trajectory", "offtrack", "legend", "turn", "weather"} <= kinds
+    corners = [lb for lb in layout.labels if lb.kind == "corner"]
+    assert len(corners) == sum(1 for s in tr.sections if s.corner)
+    numbered = {lb.ref for lb in layout.labels if lb.kind in ("corner", "section")}
+    assert numbered == {str(s.index) for s in tr.sections}  # every section is numbered
+    ring = [_poly_shape(section_polygon(track, s.index)) for s in tr.sections]
+    for lb in layout.labels:  # and no label lies on the track
+        if lb.kind in ("corner", "section", "offtrack", "trajectory"):
+            assert not any(shape.hits(lb.box) for shape in ring), lb
+    png = render_track(state, active_section=tr.length - 1)
+    img = _img(png)
+    assert img.size == (W, HEIGHT)
+    assert len(png) < BUDGET
+    backgrounds = {"corner": CORNER_BG, "offtrack": OFF_BG, "trajectory": TRAJ_BG}
+    for lb in layout.labels:  # the labels are drawn where the layout says, uncovered
+        if lb.kind in backgrounds:
+            box = tuple(round(v) for v in lb.box)
+            area = (box[2] - box[0]) * (box[3] - box[1])
+            assert _count(img, box, backgrounds[lb.kind]) > 0.25 * area, lb  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("track", catalog.TRACKS)
+def test_mid_race_layout_is_clear_too(track: str) -> None:
+    _check_layout(track_layout(_scene(track)))
+    _check_layout(track_layout(_finished(track)))
+
+
 # --- dashboards --------------------------------------------------------------------------
 
 
@@ -240,7 +368,7 @@ def test_dashboard_png_is_valid_and_shows_every_car_colour() -> None:
     img = _img(png)
     assert len(png) < BUDGET
     assert render_dashboards(state) == png
-    for colour in ("red", "blue", "black", "grey", "silver"):
+    for colour in ("red", "blue", "black", "yellow", "purple"):
         assert _count(img, (0, 0, img.width, img.height), PALETTE[colour].fill) > 200, colour
 
 
