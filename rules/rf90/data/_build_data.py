@@ -250,7 +250,20 @@ BARCELONA = {
             "corner": _corner(2, "Renault", [0, -1, -2]),
             "trajectories": [_traj("normal", ["yellow"], 1)],
         },
-        {"kind": "straight", "name": "Short straight"},
+        {
+            "kind": "straight",
+            "name": "Short straight",
+            "trajectories": [
+                _traj(
+                    "sharp",
+                    ["yellow", "red"],
+                    2,
+                    cost={"tyres": 1, "damage": 0, "cards": 0},
+                    source=EXP + ", Barcelona Special rules (Sharp Trajectories at Barcelona); "
+                    "place, colours, bonus and cost: Paddock rule",
+                )
+            ],
+        },
         {"kind": "curve", "capacity": 3, "corner": _corner(3, "Repsol", [0, -1, -2])},
         {
             "kind": "curve",
@@ -270,7 +283,20 @@ BARCELONA = {
             "corner": _corner(5, "Chicane (turn 5)", [0, -1, -2]),
             "off_track": _off(1, 1, 1, 11, src=OFF_CARD),
         },
-        {"kind": "straight", "name": "Towards Campsa"},
+        {
+            "kind": "straight",
+            "name": "Towards Campsa",
+            "trajectories": [
+                _traj(
+                    "sharp",
+                    ["red", "orange"],
+                    2,
+                    cost={"tyres": 0, "damage": 1, "cards": 0},
+                    source=EXP + ", Barcelona Special rules (Sharp Trajectories at Barcelona); "
+                    "place, colours, bonus and cost: Paddock rule",
+                )
+            ],
+        },
         {
             "kind": "curve",
             "capacity": 3,
