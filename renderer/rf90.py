@@ -1371,8 +1371,11 @@ def _draw_strip(draw: ImageDraw.ImageDraw, state: RF90State) -> None:
 
 def render_track(state: RF90State, *, active_section: int | None = None) -> bytes:
     """The track image: circuit, trajectories, cars, marks, the active section, the weather,
-    the turn, the car list, the turn indicator strip with the fuel chits, and a legend."""
+    the turn, the car list, the turn indicator strip with the fuel chits, and a legend. The
+    section lit is `active_section`, by default the one whose activation is in progress."""
     tr = _track(state)
+    if active_section is None:
+        active_section = state.activation
     if active_section is not None and not 0 <= active_section < tr.length:
         raise ValueError(f"no section {active_section} on {tr.name}")
     img = _static(tr.id).copy()

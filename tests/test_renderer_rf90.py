@@ -400,3 +400,12 @@ def test_classification_shows_retired_cars() -> None:
     assert rows[-1][2].text == "retired (turn 4)"  # type: ignore[union-attr]
     assert car_xy(state, 3) is None
     _img(render_classification(state))
+
+
+def test_the_section_being_activated_is_lit_by_default() -> None:
+    state = _scene()
+    state.activation = None
+    plain = render_track(state)
+    state.activation = 8
+    assert render_track(state) == render_track(state, active_section=8)
+    assert render_track(state) != plain
