@@ -734,6 +734,14 @@ def _cell_w(tr: Track) -> float:
     return (STRIP_RIGHT - STRIP_LEFT) / tr.race_turns
 
 
+def _stage_spans(tr: Track) -> list[tuple[float, float]]:
+    """Left and right x of each race stage's band over the turn indicator strip."""
+    cw = _cell_w(tr)
+    ends = [*tr.stages, tr.race_turns + 1]
+    spans = zip(ends, ends[1:], strict=False)  # each stage runs to the next one's first turn
+    return [(STRIP_LEFT + (a - 1) * cw, STRIP_LEFT + (b - 1) * cw) for a, b in spans]
+
+
 def turn_cell_xy(track: str, turn: int) -> PxPoint:
     """Centre of a turn's cell on the turn indicator strip."""
     tr = _track(track)
@@ -803,10 +811,7 @@ def _static_layout(track_name: str) -> _StaticLayout:
                                                    STRIP_PX, True), STRIP_PX))  # fmt: skip
     labels.append(Label("strip", "Fuel", _text_box((12, CHIT_Y + 20), "Fuel", STRIP_PX, True),
                         STRIP_PX))  # fmt: skip
-    stages = tr.stages + [tr.race_turns + 1]
-    for k in range(len(tr.stages)):
-        a = STRIP_LEFT + (stages[k] - 1) * cw
-        b = STRIP_LEFT + (stages[k + 1] - 1) * cw
+    for k, (a, b) in enumerate(_stage_spans(tr)):
         labels.append(Label("strip", f"Stage {k + 1}", (a, STAGE_Y, b - 2, STAGE_Y + STAGE_H),
                             STRIP_PX))  # fmt: skip
     for t in range(1, tr.race_turns + 1):
@@ -1265,10 +1270,7 @@ def _draw_strip_static(draw: ImageDraw.ImageDraw, tr: Track) -> None:
               anchor="lm")  # fmt: skip
     draw_text(draw, (12, CHIT_Y + 20), "Fuel", STRIP_PX, INK, bold=True, anchor="lm")
     cw = _cell_w(tr)
-    stages = tr.stages + [tr.race_turns + 1]
-    for k in range(len(tr.stages)):
-        a = STRIP_LEFT + (stages[k] - 1) * cw
-        b = STRIP_LEFT + (stages[k + 1] - 1) * cw
+    for k, (a, b) in enumerate(_stage_spans(tr)):
         shade = (226, 232, 244) if k % 2 == 0 else (212, 220, 236)
         draw.rectangle((a, STAGE_Y, b - 2, STAGE_Y + STAGE_H), fill=shade)
         draw_text(draw, ((a + b) / 2, STAGE_Y + STAGE_H / 2), f"Stage {k + 1}", STRIP_PX, INK,

@@ -454,6 +454,12 @@ def go_off_track(ctx: Ctx, car: Car, corner_section: int, pay: OffTrackPay | Non
     car.off_penalty = off.penalty
 
 
+def no_move(ctx: Ctx, car: Car) -> None:
+    """The car's turn ends without moving (it left the track): a move of 0, as events go."""
+    car.last_mp = 0
+    ctx.ev("move", f"{car.name} moves 0 section(s).", car=car.id, mp=0, steps=0, turn=ctx.s.turn)
+
+
 def pay_tyres_auto(ctx: Ctx, car: Car, n: int) -> None:
     """Pay tyres with chips first, then the lowest cards; what is left becomes damage."""
     chips = min(car.chips, n)
@@ -1113,10 +1119,7 @@ class RF90(Game[RF90State]):
         ctx.ev("runs_wide", f"{car.name} runs wide at {sec.name}.", car=car.id)
         car.trajectory = None
         go_off_track(ctx, car, sec.index)
-        car.last_mp = 0
-        ctx.ev(
-            "move", f"{car.name} moves 0 section(s).", car=car.id, mp=0, steps=0, turn=ctx.s.turn
-        )
+        no_move(ctx, car)
         return True
 
     def _occupy_best(self, ctx: Ctx, car: Car, allow_extreme: bool) -> None:
@@ -1233,15 +1236,7 @@ class RF90(Game[RF90State]):
                     # off the track: the turn ends at the re-entry point (phase E), no draw
                     go_off_track(ctx, car, corner.index, a.off_track_pay)
                     if car.running:
-                        car.last_mp = 0
-                        ctx.ev(
-                            "move",
-                            f"{car.name} moves 0 section(s).",
-                            car=car.id,
-                            mp=0,
-                            steps=0,
-                            turn=s.turn,
-                        )
+                        no_move(ctx, car)
                         p.phase = "E"
                         return
                 else:
@@ -1460,10 +1455,7 @@ class RF90(Game[RF90State]):
                 discard(ctx, cid)
             ctx.ev("runs_wide", f"{car.name} loses control and runs wide.", car=car.id)
             go_off_track(ctx, car, car.section, a.off_track_pay)
-            car.last_mp = 0
-            ctx.ev(
-                "move", f"{car.name} moves 0 section(s).", car=car.id, mp=0, steps=0, turn=s.turn
-            )
+            no_move(ctx, car)
             if not car.running:
                 s.pending = None
                 return

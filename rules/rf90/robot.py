@@ -125,6 +125,7 @@ def _phase_b_actions(game: RF90, state: RF90State, seat: int, car: Car) -> list[
 
     cards = cat.cards(state.track)
     higher_lap = any(o.running and o.lap > car.lap for o in state.cars)
+    tank_room = car.strategy == "save_fuel" and fuel_room(Ctx(state), car)
     out: list[Action] = []
     for play in card_plays(game, state, seat):
         played = [cards[c] for c in play]
@@ -132,7 +133,7 @@ def _phase_b_actions(game: RF90, state: RF90State, seat: int, car: Car) -> list[
         traj = trajectory_for(state, played)
         sharp = traj is not None and traj.kind == "sharp"
         small = all(c.mp <= 2 for c in played)
-        fuel_ok = car.strategy == "save_fuel" and small and fuel_room(Ctx(state), car)
+        fuel_ok = tank_room and small
         for use in [True, False] if sharp else [True]:
             cost = traj.cost if (use and sharp and traj is not None) else cat.Cost()
             if cost.cards and not rest:

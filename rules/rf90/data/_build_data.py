@@ -219,6 +219,11 @@ def _off(tyres: int, damage: int, cards: int, reentry: int, penalty: int = 1, sr
     }
 
 
+BARCELONA_SHARP = (
+    EXP + ", Barcelona Special rules (Sharp Trajectories at Barcelona); "
+    "place, colours, bonus and cost: Paddock rule"
+)
+
 BARCELONA = {
     "id": "barcelona",
     "name": "Circuit de Catalunya (Barcelona)",
@@ -259,8 +264,7 @@ BARCELONA = {
                     ["yellow", "red"],
                     2,
                     cost={"tyres": 1, "damage": 0, "cards": 0},
-                    source=EXP + ", Barcelona Special rules (Sharp Trajectories at Barcelona); "
-                    "place, colours, bonus and cost: Paddock rule",
+                    source=BARCELONA_SHARP,
                 )
             ],
         },
@@ -292,8 +296,7 @@ BARCELONA = {
                     ["red", "orange"],
                     2,
                     cost={"tyres": 0, "damage": 1, "cards": 0},
-                    source=EXP + ", Barcelona Special rules (Sharp Trajectories at Barcelona); "
-                    "place, colours, bonus and cost: Paddock rule",
+                    source=BARCELONA_SHARP,
                 )
             ],
         },
