@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import signal
 from typing import Any
 
 import discord
@@ -13,13 +15,14 @@ from discord.ext import commands
 from bot.components import Handler, PaddockButton
 from bot.errors import report_error
 from bot.settings import Settings
+from bot.table import Table
 from bot.timers import TimerManager
 from renderer.boards import warm_all
 from store import SqliteStore
 
 log = logging.getLogger("paddock")
 
-COGS = ("bot.cogs.league", "bot.cogs.waddington", "bot.cogs.pitformula")
+COGS = ("bot.cogs.league", "bot.cogs.waddington", "bot.cogs.pitformula", "bot.cogs.games")
 
 # What the invite URL in README.md asks for; a test keeps the two in step.
 REQUIRED_PERMISSIONS = discord.Permissions(
@@ -60,6 +63,10 @@ class PaddockBot(commands.Bot):
         self.store = store or SqliteStore(settings.db_path)
         self.timers = TimerManager(self)
         self.component_routes: dict[str, Handler] = {}
+        self.table = Table(self)
+        fault = os.environ.get("PADDOCK_FAULT")
+        if fault:  # fault injection for the crash tests: "point" or "point:nth"
+            self.table.fault = _killer(fault)
         self.images_warm: asyncio.Task[None] | None = None
 
     async def setup_hook(self) -> None:
@@ -92,6 +99,9 @@ class PaddockBot(commands.Bot):
 
     async def on_ready(self) -> None:
         log.info("ready as %s in %d guild(s)", self.user, len(self.guilds))
+        # Games whose last action never reached their thread (a crash between the commit
+        # and the post) get it now; their timers were stored with the action.
+        await self.table.recover()
 
     async def close(self) -> None:
         if self.images_warm is not None:
@@ -99,3 +109,18 @@ class PaddockBot(commands.Bot):
         await self.timers.stop()
         await super().close()
         await self.store.close()
+
+
+def _killer(spec: str):  # noqa: ANN202
+    """SIGKILL this process the nth time the table passes `point` (crash tests only)."""
+    point, _, nth = spec.partition(":")
+    left = [int(nth or 1)]
+
+    def fault(at: str) -> None:
+        if at == point:
+            left[0] -= 1
+            if left[0] == 0:
+                log.warning("PADDOCK_FAULT: killing the bot at %s", at)
+                os.kill(os.getpid(), signal.SIGKILL)
+
+    return fault

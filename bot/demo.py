@@ -56,7 +56,7 @@ async def run_demo(out: Path, *, seed: int = 2026, rounds: int = 3) -> int:
         for number in range(1, rounds + 1):
             rnd = await store.set_round(league, number, ROUND_NAMES[(number - 1) % 6], None)
             seats = [
-                Seat(seat=i, user_id=m.user_id, name=m.display_name, robot=True)
+                Seat(seat=i, user_id=m.user_id, name=m.display_name, robot=False, autopilot=True)
                 for i, m in enumerate(members)
             ]
             config = game.simulation_config(players=len(seats))

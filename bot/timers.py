@@ -2,7 +2,8 @@
 
 A due timer is deleted, then dispatched as the bot event `on_<event>_timer_complete(timer)`,
 so cogs handle their own timers with a listener. Timers survive restarts: `start` re-arms
-from the database.
+from the database. Timers written by another transaction (an action and its timers commit
+together) wake the loop with `poke`.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ class TimerManager:
         self.clock = clock
         self._current: Timer | None = None
         self._task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._dispatch_loop(), name="paddock-timers")
@@ -46,33 +48,40 @@ class TimerManager:
             self._task.cancel()
         self.start()
 
+    def poke(self) -> None:
+        """Re-read the table: timers were added or removed in another transaction. The loop
+        wakes between timers, never in the middle of firing one."""
+        self._wake.set()
+
+    async def _sleep(self, seconds: float) -> None:
+        # asyncio.timeout, not wait_for: no inner task (the test harness waits for tasks).
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(seconds):
+                await self._wake.wait()
+
     async def create(
         self, event: str, due_at: float, payload: dict[str, Any], game_id: int | None = None
     ) -> Timer:
         timer = await self.bot.store.add_timer(event, due_at, payload, game_id)
-        # Re-arm unless the loop already sleeps for an earlier timer: when it is between
-        # timers (current unknown) it may have read the table before this insert.
-        if self._current is None or timer.due_at < self._current.due_at:
-            self._restart()
+        self.poke()
         return timer
 
     async def cancel_for_game(self, game_id: int) -> None:
-        removed = await self.bot.store.delete_game_timers(game_id)
-        if removed and self._current is not None and self._current.game_id == game_id:
-            self._restart()
+        if await self.bot.store.delete_game_timers(game_id):
+            self.poke()
 
     async def _dispatch_loop(self) -> None:
         try:
             while True:
+                self._wake.clear()
                 timer = self._current = await self.bot.store.next_timer()
                 if timer is None:
-                    await asyncio.sleep(MAX_SLEEP)  # `create` re-arms us when one is added
+                    await self._sleep(MAX_SLEEP)  # `create` or `poke` wakes us
                     continue
                 delay = timer.due_at - self.clock()
                 if delay > 0:
-                    await asyncio.sleep(min(delay, MAX_SLEEP))
-                    if delay > MAX_SLEEP:
-                        continue
+                    await self._sleep(min(delay, MAX_SLEEP))
+                    continue  # woken, or the time came: read the table again
                 await self._fire(timer)
         except asyncio.CancelledError:
             raise

@@ -19,6 +19,7 @@ class League(BaseModel):
     status: str
     created_by: int | None
     created_at: str
+    robots_take_places: bool = False
 
     @property
     def is_open(self) -> bool:
@@ -62,6 +63,11 @@ class Seat(BaseModel):
     user_id: int | None
     name: str
     robot: bool
+    autopilot: bool = False  # a driver's own choice: the robot plays their turns for now
+
+    @property
+    def driven_by_robot(self) -> bool:
+        return self.robot or self.autopilot
 
 
 class GameRecord(BaseModel):
@@ -80,6 +86,14 @@ class GameRecord(BaseModel):
     results_recorded: bool
     seq: int
     state_json: str | None
+    published_seq: int | None = None
+    prompt_message_id: int | None = None
+    last_human_at: float | None = None
+
+    @property
+    def where_id(self) -> int | None:
+        """The thread (or channel) the game is played in."""
+        return self.thread_id or self.channel_id
 
     @classmethod
     def from_row(cls, row: Any) -> GameRecord:
@@ -98,6 +112,14 @@ class ActionRecord(BaseModel):
     by_robot: bool
     action_json: str
     created_at: str
+
+
+class TimerSpec(BaseModel):
+    """A timer to arm together with an action (in the same transaction)."""
+
+    event: str
+    due_at: float
+    payload: dict[str, Any] = {}
 
 
 class Timer(BaseModel):

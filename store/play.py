@@ -4,12 +4,13 @@ league result once at the finish. Used by the bot's game cogs, the demo and the 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from rules.base import Action, Event, Game, GameState, get_game
 from store.errors import StaleState
-from store.models import GameRecord, Seat
+from store.models import GameRecord, Seat, TimerSpec
 from store.sqlite import SqliteStore
 
 
@@ -57,12 +58,18 @@ async def act(
     by_robot: bool = False,
     expected_seq: int | None = None,
     loaded: tuple[GameRecord, Game[Any], GameState] | None = None,
+    seats: list[Seat] | None = None,
+    timers: list[TimerSpec] | Callable[[GameState], list[TimerSpec] | None] | None = None,
+    human_at: float | None = None,
 ) -> Played:
     """Apply one action to a stored game and persist it.
 
     Raises IllegalAction (nothing stored) or StaleState (someone acted first). Pass
     `expected_seq` when the caller decided on a state it loaded earlier (e.g. a button
     shown for seq N), so a second click on an old state is refused rather than re-applied.
+    A finishing action records the league result in the same transaction (from `seats`, read
+    here if not given); `timers` (or a function of the new state giving them) and `human_at`
+    are stored with the action too.
     """
     # `loaded`: what the caller just loaded under its lock, to save a second read; the
     # sequence check in append_action still refuses it if another process moved on.
@@ -72,6 +79,10 @@ async def act(
     parsed = action if isinstance(action, Action) else game.parse_action(action)
     new_state, events = game.apply(state, parsed)
     finished = game.is_terminal(new_state)
+    results = None
+    if finished and record.league_id is not None and not record.results_recorded:
+        seats = seats if seats is not None else await store.seats(game_id)
+        results = league_placings(game, new_state, seats)
     seq = await store.append_action(
         game_id,
         record.seq,
@@ -80,24 +91,33 @@ async def act(
         new_state.model_dump_json(),
         by_robot=by_robot,
         status="finished" if finished else None,
+        results=results,
+        timers=[] if finished else timers(new_state) if callable(timers) else timers,
+        human_at=human_at,
     )
-    recorded = False
-    if finished:
-        recorded = await record_finish(store, record.id, game, new_state)
-    return Played(record, game, new_state, events, seq, finished, recorded)
+    return Played(record, game, new_state, events, seq, finished, results is not None)
+
+
+def league_placings(
+    game: Game[Any], state: GameState, seats: list[Seat]
+) -> list[tuple[int, int | None, str]]:
+    """(user id, place, status) of the seats people drove, in the game's finishing order.
+    Robots, including drivers replaced by one, score nothing."""
+    by_seat = {s.seat: s for s in seats}
+    out: list[tuple[int, int | None, str]] = []
+    for p in game.classification(state):
+        seat = by_seat.get(p.seat)
+        if seat is not None and seat.user_id is not None and not seat.robot:
+            out.append((seat.user_id, p.place, p.status))
+    return out
 
 
 async def record_finish(
     store: SqliteStore, game_id: int, game: Game[Any], state: GameState
 ) -> bool:
     """Send a finished league game's classification to its round (idempotent)."""
-    seats = {s.seat: s for s in await store.seats(game_id)}
-    placings = [
-        (seats[p.seat].user_id, p.place, p.status)
-        for p in game.classification(state)
-        if p.seat in seats and seats[p.seat].user_id is not None
-    ]
-    return await store.record_game_results(game_id, placings)  # type: ignore[arg-type]
+    placings = league_placings(game, state, await store.seats(game_id))
+    return await store.record_game_results(game_id, placings)
 
 
 def action_summary(action_json: str) -> str:

@@ -15,7 +15,17 @@ import aiosqlite
 
 from store import migrate
 from store.errors import LeagueError, NotFound, StaleState
-from store.models import ActionRecord, GameRecord, League, Member, ResultRecord, Round, Seat, Timer
+from store.models import (
+    ActionRecord,
+    GameRecord,
+    League,
+    Member,
+    ResultRecord,
+    Round,
+    Seat,
+    Timer,
+    TimerSpec,
+)
 
 
 def _now() -> str:
@@ -25,7 +35,7 @@ def _now() -> str:
 _GAME_COLUMNS = (
     "g.id, g.kind, g.guild_id, g.channel_id, g.thread_id, g.status_message_id, g.league_id,"
     " g.round_id, g.seed, g.config_json, g.settings_json, g.status, g.results_recorded, s.seq,"
-    " s.state_json"
+    " s.state_json, g.published_seq, g.prompt_message_id, g.last_human_at"
 )
 
 
@@ -480,27 +490,45 @@ class SqliteStore:
     ) -> bool:
         """Record a finished league game's result for its round, exactly once.
 
-        `placings` are (user id, place, status). Returns False when the game's result was
-        already recorded (a finish processed twice changes nothing).
+        `placings` are (user id, place, status) of the seats people drive, in finishing
+        order. Returns False when the game's result was already recorded (a finish
+        processed twice changes nothing).
         """
         async with self.transaction() as db:
-            game = await self._one(
-                "SELECT league_id, round_id, results_recorded FROM games WHERE id = ?", (game_id,)
-            )
-            if game is None:
-                raise NotFound(f"There is no game #{game_id}.")
-            if game["results_recorded"] or game["league_id"] is None or game["round_id"] is None:
-                return False
-            league = await self.league_by_id(game["league_id"])
-            rnd = self._round(
-                await self._one("SELECT * FROM league_rounds WHERE id = ?", (game["round_id"],))
-            )
-            member_of = {m.user_id: m.id for m in await self.members(league.id)}
-            rows = [(member_of[u], p, s) for u, p, s in placings if u in member_of]
-            if rows and league.is_open and not await self._round_has_results(rnd.id):
-                await self._insert_results(db, rnd, rows, "game", game_id)
-            await db.execute("UPDATE games SET results_recorded = 1 WHERE id = ?", (game_id,))
+            return await self._record_game_results(db, game_id, placings)
+
+    async def _record_game_results(
+        self, db: aiosqlite.Connection, game_id: int, placings: list[tuple[int, int | None, str]]
+    ) -> bool:
+        game = await self._one(
+            "SELECT league_id, round_id, results_recorded FROM games WHERE id = ?", (game_id,)
+        )
+        if game is None:
+            raise NotFound(f"There is no game #{game_id}.")
+        if game["results_recorded"] or game["league_id"] is None or game["round_id"] is None:
+            return False
+        league = await self.league_by_id(game["league_id"])
+        rnd = self._round(
+            await self._one("SELECT * FROM league_rounds WHERE id = ?", (game["round_id"],))
+        )
+        member_of = {m.user_id: m.id for m in await self.members(league.id)}
+        rows = [(member_of[u], p, s) for u, p, s in placings if u in member_of]
+        if not league.robots_take_places:
+            # The league's setting: members are placed by their order among members.
+            ranked = sorted(rows, key=lambda r: (r[1] is None, r[1] or 0))
+            rows = [(m, i + 1 if p is not None else None, s) for i, (m, p, s) in enumerate(ranked)]
+        if rows and league.is_open and not await self._round_has_results(rnd.id):
+            await self._insert_results(db, rnd, rows, "game", game_id)
+        await db.execute("UPDATE games SET results_recorded = 1 WHERE id = ?", (game_id,))
         return True
+
+    async def set_robots_take_places(self, league: League, on: bool) -> League:
+        self._require_open(league)
+        async with self.transaction() as db:
+            await db.execute(
+                "UPDATE leagues SET robots_take_places = ? WHERE id = ?", (int(on), league.id)
+            )
+        return await self.league_by_id(league.id)
 
     # Games -----------------------------------------------------------------------------
 
@@ -556,14 +584,22 @@ class SqliteStore:
     async def _write_seats(self, db: aiosqlite.Connection, game_id: int, seats: list[Seat]) -> None:
         await db.execute("DELETE FROM game_seats WHERE game_id = ?", (game_id,))
         await db.executemany(
-            "INSERT INTO game_seats (game_id, seat, user_id, name, robot) VALUES (?, ?, ?, ?, ?)",
-            [(game_id, s.seat, s.user_id, s.name, int(s.robot)) for s in seats],
+            "INSERT INTO game_seats (game_id, seat, user_id, name, robot, autopilot)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            [(game_id, s.seat, s.user_id, s.name, int(s.robot), int(s.autopilot)) for s in seats],
         )
 
     async def start_game(
-        self, game_id: int, config: dict[str, Any], state_json: str, seats: list[Seat]
+        self,
+        game_id: int,
+        config: dict[str, Any],
+        state_json: str,
+        seats: list[Seat],
+        *,
+        timers: list[TimerSpec] | None = None,
     ) -> GameRecord:
-        """Move a lobby to a running game: final config, seats and the seq-0 snapshot."""
+        """Move a lobby to a running game: final config, seats, the seq-0 snapshot and the
+        first timers, in one transaction."""
         async with self.transaction() as db:
             row = await self._one("SELECT status FROM games WHERE id = ?", (game_id,))
             if row is None:
@@ -580,7 +616,17 @@ class SqliteStore:
                 (game_id, state_json, _now()),
             )
             await self._write_seats(db, game_id, seats)
+            await self._replace_timers(db, game_id, timers or [])
         return await self.load_game(game_id)
+
+    async def set_lobby(self, game_id: int, seats: list[Seat], settings: dict[str, Any]) -> None:
+        """A lobby's seats and table settings (host, robots...) together."""
+        async with self.transaction() as db:
+            await self._write_seats(db, game_id, seats)
+            await db.execute(
+                "UPDATE games SET settings_json = ?, updated_at = ? WHERE id = ?",
+                (json.dumps(settings), _now(), game_id),
+            )
 
     async def set_seats(self, game_id: int, seats: list[Seat]) -> None:
         async with self.transaction() as db:
@@ -588,13 +634,31 @@ class SqliteStore:
 
     async def seats(self, game_id: int) -> list[Seat]:
         rows = await self._all(
-            "SELECT seat, user_id, name, robot FROM game_seats WHERE game_id = ? ORDER BY seat",
+            "SELECT seat, user_id, name, robot, autopilot FROM game_seats WHERE game_id = ?"
+            " ORDER BY seat",
             (game_id,),
         )
         return [
-            Seat(seat=r["seat"], user_id=r["user_id"], name=r["name"], robot=bool(r["robot"]))
+            Seat(
+                seat=r["seat"],
+                user_id=r["user_id"],
+                name=r["name"],
+                robot=bool(r["robot"]),
+                autopilot=bool(r["autopilot"]),
+            )
             for r in rows
         ]
+
+    async def update_seat(self, game_id: int, seat: int, **fields: Any) -> None:
+        """Set a seat's robot or autopilot flag (a driver replaced, or on autopilot)."""
+        if not fields or set(fields) - {"robot", "autopilot"}:
+            raise ValueError("update_seat takes only robot and autopilot")
+        cols = ", ".join(f"{k} = ?" for k in fields)
+        async with self.transaction() as db:
+            await db.execute(
+                f"UPDATE game_seats SET {cols} WHERE game_id = ? AND seat = ?",
+                (*(int(v) for v in fields.values()), game_id, seat),
+            )
 
     async def load_game(self, game_id: int) -> GameRecord:
         row = await self._one(
@@ -613,6 +677,54 @@ class SqliteStore:
             f" ON s.game_id = g.id{where} ORDER BY g.id"
         )
         return [GameRecord.from_row(r) for r in rows]
+
+    async def end_game(self, game_id: int, *, from_status: tuple[str, ...]) -> bool:
+        """Abandon a game (a cancelled lobby or an abandoned race): status, no timers, in one
+        transaction. False when it was no longer in one of `from_status`."""
+        async with self.transaction() as db:
+            marks = ", ".join("?" * len(from_status))
+            cur = await db.execute(
+                f"UPDATE games SET status = 'abandoned', updated_at = ? WHERE id = ?"
+                f" AND status IN ({marks})",
+                (_now(), game_id, *from_status),
+            )
+            if cur.rowcount == 0:
+                return False
+            await db.execute("DELETE FROM timers WHERE game_id = ?", (game_id,))
+        return True
+
+    async def games_of_user(self, guild_id: int, user_id: int) -> list[GameRecord]:
+        """Unfinished games on this server in which the user holds a seat."""
+        rows = await self._all(
+            f"SELECT {_GAME_COLUMNS} FROM games g LEFT JOIN game_snapshots s ON s.game_id = g.id"
+            " WHERE g.guild_id = ? AND g.status IN ('lobby', 'running') AND EXISTS (SELECT 1"
+            " FROM game_seats t WHERE t.game_id = g.id AND t.user_id = ?) ORDER BY g.id",
+            (guild_id, user_id),
+        )
+        return [GameRecord.from_row(r) for r in rows]
+
+    async def unpublished_games(self) -> list[GameRecord]:
+        """Running games, and finished ones, whose last action has not reached the thread."""
+        rows = await self._all(
+            f"SELECT {_GAME_COLUMNS} FROM games g JOIN game_snapshots s ON s.game_id = g.id"
+            " WHERE g.status IN ('running', 'finished')"
+            " AND (g.published_seq IS NULL OR g.published_seq < s.seq) ORDER BY g.id"
+        )
+        return [GameRecord.from_row(r) for r in rows]
+
+    async def dm_reminders(self, user_id: int) -> bool:
+        row = await self._one(
+            "SELECT dm_reminders FROM user_settings WHERE user_id = ?", (user_id,)
+        )
+        return bool(row and row["dm_reminders"])
+
+    async def set_dm_reminders(self, user_id: int, on: bool) -> None:
+        async with self.transaction() as db:
+            await db.execute(
+                "INSERT INTO user_settings (user_id, dm_reminders) VALUES (?, ?)"
+                " ON CONFLICT (user_id) DO UPDATE SET dm_reminders = excluded.dm_reminders",
+                (user_id, int(on)),
+            )
 
     async def find_game(
         self, kind: str, *, channel_id: int | None = None, thread_id: int | None = None
@@ -634,7 +746,14 @@ class SqliteStore:
 
     async def update_game(self, game_id: int, **fields: Any) -> None:
         """Set bookkeeping columns (thread, live message, status), never the state."""
-        allowed = {"thread_id", "status_message_id", "channel_id", "status"}
+        allowed = {
+            "thread_id",
+            "status_message_id",
+            "channel_id",
+            "status",
+            "published_seq",
+            "prompt_message_id",
+        }
         if not fields or set(fields) - allowed:
             raise ValueError(f"update_game takes only {sorted(allowed)}")
         cols = ", ".join(f"{k} = ?" for k in fields)
@@ -654,9 +773,16 @@ class SqliteStore:
         *,
         by_robot: bool = False,
         status: str | None = None,
+        results: list[tuple[int, int | None, str]] | None = None,
+        timers: list[TimerSpec] | None = None,
+        human_at: float | None = None,
     ) -> int:
         """Append one action as sequence number expected_seq + 1 and store the new snapshot,
         in one transaction. Raises StaleState (with the state that won) if the game moved on.
+
+        In the same transaction: `results` (a finishing action's league placings, as
+        `record_game_results` takes them), `timers` (replace the game's timers; None keeps
+        them) and `human_at` (the time of a person's action, for idle races).
         """
         seq = expected_seq + 1
         now = _now()
@@ -686,6 +812,14 @@ class SqliteStore:
                     )
                 else:
                     await db.execute("UPDATE games SET updated_at = ? WHERE id = ?", (now, game_id))
+                if human_at is not None:
+                    await db.execute(
+                        "UPDATE games SET last_human_at = ? WHERE id = ?", (human_at, game_id)
+                    )
+                if results is not None:
+                    await self._record_game_results(db, game_id, results)
+                if timers is not None:
+                    await self._replace_timers(db, game_id, timers)
         except (_Moved, sqlite3.IntegrityError):
             latest = await self.load_game(game_id)
             raise StaleState(game_id, latest.seq, latest.state_json or "") from None
@@ -732,6 +866,20 @@ class SqliteStore:
         async with self.transaction() as db:
             cur = await db.execute("DELETE FROM timers WHERE id = ?", (timer_id,))
         return cur.rowcount > 0
+
+    async def replace_game_timers(self, game_id: int, timers: list[TimerSpec]) -> None:
+        async with self.transaction() as db:
+            await self._replace_timers(db, game_id, timers)
+
+    async def _replace_timers(
+        self, db: aiosqlite.Connection, game_id: int, timers: list[TimerSpec]
+    ) -> None:
+        await db.execute("DELETE FROM timers WHERE game_id = ?", (game_id,))
+        await db.executemany(
+            "INSERT INTO timers (event, due_at, game_id, payload_json, created_at)"
+            " VALUES (?, ?, ?, ?, ?)",
+            [(t.event, t.due_at, game_id, json.dumps(t.payload), _now()) for t in timers],
+        )
 
     async def delete_game_timers(self, game_id: int) -> int:
         async with self.transaction() as db:

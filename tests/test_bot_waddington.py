@@ -71,8 +71,11 @@ async def test_full_race_two_users_and_a_robot(tmp_path: Path) -> None:
         game, state, seq = await state_of(d, gid)
     absent = game.to_act(state)[0]
     timers = await d.bot.store.timers(gid)
-    assert [t.event for t in timers] == ["f1_reminder", "f1_timeout"]
-    d.bot.timers.clock = lambda: timers[-1].due_at + 1  # an hour passes
+    assert [t.event for t in timers] == ["f1_reminder", "f1_timeout", "f1_idle"]
+    deadline = timers[1].due_at
+    prompt = latest_with(d, f"pd:f1:{gid}:act:{seq}.")
+    assert f"<t:{int(deadline)}:R>" in prompt["content"]  # the deadline, in the reader's zone
+    d.bot.timers.clock = lambda: deadline + 1  # an hour passes
     d.bot.timers._restart()
     for _ in range(500):
         await asyncio.sleep(0.02)
@@ -130,11 +133,10 @@ async def test_league_round_race_records_points_once(tmp_path: Path) -> None:
         league = await d.bot.store.get_league(d.world.guild_id, "Cup")
         results = await d.bot.store.results(league.id)
         seats = {s.seat: s for s in await d.bot.store.seats(gid)}
-        expected = sorted(
-            (seats[p.seat].user_id, p.place)
-            for p in game.classification(state)
-            if not seats[p.seat].robot
-        )
+        # The league's default: members are placed by their order among members (the
+        # robot's place is not theirs to take).
+        humans = [p for p in game.classification(state) if not seats[p.seat].robot]
+        expected = sorted((seats[p.seat].user_id, i + 1) for i, p in enumerate(humans))
         members = {m.id: m.user_id for m in await d.bot.store.members(league.id)}
         assert sorted((members[r.member_id], r.place) for r in results) == expected
         assert all(r.source == "game" and r.game_id == gid for r in results)

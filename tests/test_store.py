@@ -28,7 +28,12 @@ def tables(path: Path) -> set[str]:
 async def test_migrations_apply_once_and_are_recorded(tmp_path: Path) -> None:
     path = tmp_path / "m.db"
     s = SqliteStore(path)
-    assert await s.open() == ["0001_initial", "0002_game_settings", "0003_games_by_channel"]
+    assert await s.open() == [
+        "0001_initial",
+        "0002_game_settings",
+        "0003_games_by_channel",
+        "0004_table_layer",
+    ]
     assert await s.migrate() == []
     await s.close()
     s2 = SqliteStore(path)
@@ -39,6 +44,7 @@ async def test_migrations_apply_once_and_are_recorded(tmp_path: Path) -> None:
             (1, "initial"),
             (2, "game_settings"),
             (3, "games_by_channel"),
+            (4, "table_layer"),
         ]
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert {"leagues", "games", "game_actions", "game_snapshots", "timers"} <= tables(path)

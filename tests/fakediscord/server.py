@@ -168,13 +168,17 @@ class FakeDiscord(InteractionAPI):
         """Send a gateway DISPATCH (op 0) event to the connected client."""
         await asyncio.wait_for(self._ws_ready.wait(), self.timeout)
         assert self._ws is not None
+        await self._dispatch(self._ws, event, data)
+
+    async def _dispatch(self, ws: web.WebSocketResponse, event: str, data: dict[str, Any]) -> None:
         self._seq += 1
-        await self._ws.send_str(json.dumps(pl.gateway_dispatch(event, data, self._seq)))
+        await ws.send_str(json.dumps(pl.gateway_dispatch(event, data, self._seq)))
 
     async def _gateway(self, request: web.Request) -> web.StreamResponse:
         ws = web.WebSocketResponse(max_msg_size=0)
         await ws.prepare(request)
         self.gateway_query = dict(request.query)
+        self._ws_ready.clear()  # a new client takes over: nothing is pushed until it IDENTIFYs
         self._ws = ws
         self._seq = 0
         await ws.send_str(
@@ -192,15 +196,19 @@ class FakeDiscord(InteractionAPI):
                     await ws.send_str(json.dumps({"op": 11}))
                 elif op == 2:
                     self.identify = frame.get("d")
-                    self._ws_ready.set()
+                    # READY and GUILD_CREATE go to *this* socket before push() may use it, so
+                    # nothing can overtake them (also after a reconnect of a restarted client).
                     ready = self.world.ready_payload(resume_url=self.gateway_url)
-                    await self.push("READY", ready)
-                    await self.push("GUILD_CREATE", self.world.guild_payload())
+                    await self._dispatch(ws, "READY", ready)
+                    await self._dispatch(ws, "GUILD_CREATE", self.world.guild_payload())
+                    if self._ws is ws:
+                        self._ws_ready.set()
                 elif op == 6:  # RESUME: we keep no session, ask for a fresh IDENTIFY
                     await ws.send_str(json.dumps({"op": 9, "d": False}))
         finally:
-            self._ws_ready.clear()
+            # an old connection closing late must not unready its replacement
             if self._ws is ws:
+                self._ws_ready.clear()
                 self._ws = None
         return ws
 

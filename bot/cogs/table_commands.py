@@ -1,0 +1,90 @@
+"""The life-cycle commands every game has, written once: `/<game> status`, `cancel`,
+`abandon`, `replace` and `autopilot`. A game cog subclasses `TableCog` (a GroupCog named after
+the game) and adds its own commands."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING, ClassVar
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.presenter import Presenter
+from rules.errors import PaddockError
+
+if TYPE_CHECKING:
+    from bot.client import PaddockBot
+    from bot.table import Table
+
+ON_OFF = [app_commands.Choice(name="on", value="on"), app_commands.Choice(name="off", value="off")]
+
+
+@app_commands.guild_only()
+class TableCog(commands.GroupCog):
+    presenter: ClassVar[Presenter]
+
+    def __init__(self, bot: PaddockBot) -> None:
+        self.bot = bot
+        bot.table.register(self.presenter)
+        super().__init__()
+
+    @property
+    def table(self) -> Table:
+        return self.bot.table
+
+    @property
+    def store(self):  # noqa: ANN201 - the bot's store
+        return self.bot.store
+
+    @app_commands.command(name="status", description="Repost the race as it stands here")
+    async def status(self, interaction: discord.Interaction) -> None:
+        record = await self.table.game_here(interaction, self.presenter)
+        await self.table.status(interaction, record)
+
+    @app_commands.command(name="cancel", description="Close this lobby (host or league admin)")
+    async def cancel(self, interaction: discord.Interaction) -> None:
+        record = await self.table.game_here(interaction, self.presenter, running=False)
+        if record.status != "lobby":
+            raise PaddockError(
+                f"This {self.presenter.noun} has started: use "
+                f"`/{self.presenter.area} abandon` to end it."
+            )
+        await self.table.require_manager(interaction, record, "cancel this lobby")
+        if not await self.store.end_game(record.id, from_status=("lobby",)):
+            raise PaddockError("This lobby is already closed.")
+        channel = await self.table.channel_of(record)
+        if record.status_message_id is not None:
+            with contextlib.suppress(discord.HTTPException):  # a deleted lobby message
+                await channel.get_partial_message(record.status_message_id).edit(view=None)
+        await interaction.response.send_message(
+            f"Lobby #{record.id} cancelled by {interaction.user.mention}.",
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    @app_commands.command(
+        name="abandon", description="End this race now, with no league points (host or admin)"
+    )
+    async def abandon(self, interaction: discord.Interaction) -> None:
+        record = await self.table.game_here(interaction, self.presenter, running=False)
+        await self.table.abandon(interaction, record, confirmed=False)
+
+    @app_commands.command(
+        name="replace", description="Hand an absent driver's car to a robot (host or admin)"
+    )
+    @app_commands.describe(driver="The driver whose car the robot takes over")
+    async def replace(self, interaction: discord.Interaction, driver: discord.User) -> None:
+        record = await self.table.game_here(interaction, self.presenter)
+        await self.table.replace(interaction, record, driver)
+
+    @app_commands.command(
+        name="autopilot", description="Let the robot play your turns, or take back control"
+    )
+    @app_commands.describe(mode="on: the robot plays your turns; off: you drive again")
+    @app_commands.choices(mode=ON_OFF)
+    async def autopilot(
+        self, interaction: discord.Interaction, mode: app_commands.Choice[str]
+    ) -> None:
+        record = await self.table.game_here(interaction, self.presenter)
+        await self.table.autopilot(interaction, record, mode.value == "on")

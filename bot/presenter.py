@@ -1,0 +1,165 @@
+"""What a game brings to the table layer (boardgame.io's game config, our framework's half).
+
+A presenter says how its game looks in Discord: its settings, the prompt and buttons for the
+seat to act, its images, its event lines and its finish. It never stores, locks, times or
+posts anything itself: `bot.table.Table` does that for every game alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import discord
+
+from rules.base import Event, Game, GameState, get_game
+from store.models import GameRecord, Seat
+
+if TYPE_CHECKING:
+    from bot.table import Table
+
+REMINDER_AT = 0.75  # share of the time limit after which the driver is reminded once
+
+
+@dataclass
+class Loaded:
+    """One read of a game under its lock: the row, the rules, the state and the seats."""
+
+    record: GameRecord
+    game: Game[Any]
+    state: GameState
+    seats: dict[int, Seat]
+
+    @property
+    def id(self) -> int:
+        return self.record.id
+
+    def human_seat(self, user_id: int) -> Seat | None:
+        """The seat this user drives (not one handed to a robot)."""
+        for seat in self.seats.values():
+            if seat.user_id == user_id and not seat.robot:
+                return seat
+        return None
+
+    def name(self, seat: int) -> str:
+        return self.seats[seat].name if seat in self.seats else f"seat {seat}"
+
+
+@dataclass
+class Image:
+    """A PNG drawn off the event loop when the message is sent."""
+
+    filename: str
+    draw: Callable[[], bytes]
+
+
+@dataclass
+class Prompt:
+    """The public message asking one seat to act: text, buttons and images."""
+
+    content: str
+    items: list[discord.ui.Item[Any]] = field(default_factory=list)
+    images: list[Image] = field(default_factory=list)
+    ping: int | None = None  # the user this prompt means to ping
+
+
+class Presenter:
+    """A game's look in Discord. Subclasses set the class variables and override what
+    differs; the defaults suit a turn-based race in a thread."""
+
+    kind: ClassVar[str]  # the rules package's name
+    area: ClassVar[str]  # the command group and the custom_id area
+    title: ClassVar[str]
+    noun: ClassVar[str] = "race"
+    min_players: ClassVar[int] = 2  # cars on the grid, robots included
+    max_players: ClassVar[int] = 6  # people in the lobby
+    max_cars: ClassVar[int] = 6
+    in_thread: ClassVar[bool] = True  # False: played in the channel itself
+    turn_timers: ClassVar[bool] = True  # a reminder and a timeout for each move
+    default_idle_days: ClassVar[int] = 7
+
+    @property
+    def game(self) -> Game[Any]:
+        return get_game(self.kind)
+
+    # Lobby and start -------------------------------------------------------------------
+
+    def lobby_lines(self, record: GameRecord) -> list[str]:
+        """The lobby's settings, one line each."""
+        return []
+
+    def robot_name(self, index: int) -> str:
+        return f"Robot {index + 1}"
+
+    def rules_config(self, record: GameRecord, seats: list[Seat]) -> dict[str, Any]:
+        """The rules config made at the start from the lobby's settings and seats."""
+        raise NotImplementedError
+
+    def start_lines(self, loaded: Loaded) -> list[str]:
+        """What the thread is told when the race starts."""
+        return []
+
+    # The race --------------------------------------------------------------------------
+
+    def acting_seat(self, state: GameState) -> int | None:
+        """The seat whose turn it is (None when nobody's, e.g. the game is over)."""
+        to_act = self.game.to_act(state)
+        return to_act[0] if to_act else None
+
+    def move_key(self, state: GameState) -> Hashable:
+        """What identifies the move under way: a change means a move was completed (one
+        board per completed move; sub-steps of a move edit its prompt)."""
+        return self.acting_seat(state)
+
+    def summary(self, loaded: Loaded) -> str:
+        """One line on where the race is."""
+        return f"{self.title} #{loaded.id}"
+
+    def event_lines(self, events: list[Event]) -> list[str]:
+        return [e.text for e in events if e.text]
+
+    def board(self, loaded: Loaded, highlight: int | None) -> Image | None:
+        """The image posted once per completed move (None: text only)."""
+        return None
+
+    def prompt(self, loaded: Loaded, seat: int, deadline: float | None) -> Prompt:
+        """The public prompt for the seat to act, its buttons offering only legal actions."""
+        raise NotImplementedError
+
+    def finish(self, loaded: Loaded) -> tuple[list[str], Image | None]:
+        """The classification lines and image of a finished race."""
+        raise NotImplementedError
+
+    # Hooks for games that do not play move by move (Pit Formula) -----------------------
+
+    async def on_button(
+        self, table: Table, interaction: discord.Interaction, game_id: int, action: str, arg: str
+    ) -> bool:
+        """A game's own button; False when the action is not one of its own."""
+        return False
+
+    async def begin(self, table: Table, loaded: Loaded) -> None:
+        """Right after the start was stored: post the start and the first prompt."""
+        await table.advance(loaded, [], key_before=None, start=True)
+
+    async def recover(self, table: Table, loaded: Loaded) -> None:
+        """At start-up, for a game whose last action did not reach the thread."""
+        await table.advance(loaded, table.recovered_events(loaded), key_before=None)
+
+
+def timestamp(unix: float, style: str = "R") -> str:
+    """A Discord timestamp, shown in each reader's own time zone."""
+    return f"<t:{int(unix)}:{style}>"
+
+
+def duration(seconds: float) -> str:
+    seconds = int(seconds)
+    if seconds >= 86400 and seconds % 3600 == 0:
+        hours = seconds // 3600
+        return f"{hours // 24} day{'s' if hours // 24 != 1 else ''}" + (
+            f" {hours % 24} h" if hours % 24 else ""
+        )
+    if seconds >= 3600:
+        return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+    return f"{max(1, seconds // 60)} min"

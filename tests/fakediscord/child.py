@@ -1,0 +1,78 @@
+"""The real Paddock bot in its own process, pointed at a loopback :class:`FakeDiscord`.
+
+Started by :class:`tests.fakediscord.process.BotProcess`, so that a test can SIGKILL the bot
+and start another on the same database::
+
+    python -m tests.fakediscord.child --api-base URL --gateway URL --db PATH
+
+Prints ``READY`` on stdout once ``on_ready`` fired; logs to stderr as ``LEVEL:name:message``
+(the parent turns ERROR lines into :attr:`Calls.errors`).  The environment is left alone, so
+``PADDOCK_*`` variables set by the test reach the bot's settings.  SIGTERM closes the bot
+politely (store included); SIGKILL is the point of the exercise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import sys
+from pathlib import Path
+
+import yarl
+from discord.gateway import DiscordWebSocket
+from discord.http import Route
+
+from tests.bot_helpers import make_bot
+
+READY_LINE = "READY"
+LOG_FORMAT = "%(levelname)s:%(name)s:%(message)s"
+ON_READY_TASK = "discord.py: on_ready"  # how discord.py names its event handler tasks
+
+
+async def run(api_base: str, gateway: str, db: Path) -> None:
+    Route.BASE = api_base
+    DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway)
+    bot = make_bot(db)
+    # discord.py waits this long after the last GUILD_CREATE before on_ready (2 s by default)
+    bot._connection.guild_ready_timeout = 0.05
+    announced = False
+
+    async def announce() -> None:
+        nonlocal announced
+        if announced:
+            return
+        announced = True
+        # let the bot's own on_ready handlers (recovery after a restart) finish first
+        me = asyncio.current_task()
+        others = {t for t in asyncio.all_tasks() if t is not me and t.get_name() == ON_READY_TASK}
+        if others:
+            await asyncio.wait(others)
+        print(READY_LINE, flush=True)
+
+    bot.add_listener(announce, "on_ready")
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGTERM, lambda: loop.create_task(bot.close()))
+    async with bot:  # closes the bot (timers, store) however start() ends
+        await bot.start("fake-token", reconnect=False)
+    # The bot and its store are closed; don't let asyncio.run() and interpreter exit wait
+    # seconds for the image-warming thread, which holds nothing worth finishing.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m tests.fakediscord.child")
+    parser.add_argument("--api-base", required=True, help="e.g. http://127.0.0.1:PORT/api/v10")
+    parser.add_argument("--gateway", required=True, help="e.g. ws://127.0.0.1:PORT/gateway/")
+    parser.add_argument("--db", required=True, type=Path)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format=LOG_FORMAT)
+    asyncio.run(run(args.api_base, args.gateway, args.db))
+
+
+if __name__ == "__main__":
+    main()
