@@ -1,0 +1,476 @@
+"""The table layer's lobby, turn timers and life cycle (cancel, abandon, replace,
+autopilot, idle races): the half of `Table` that opens, times and ends games."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.components import button, human_seat, view_of
+from bot.presenter import Loaded, Presenter, timestamp
+from rules.base import Event, get_game
+from rules.errors import PaddockError
+from store.errors import NotFound
+from store.models import GameRecord, Seat, Timer
+
+if TYPE_CHECKING:
+    pass
+
+log = logging.getLogger("paddock.table")
+MENTION_NONE = discord.AllowedMentions.none()
+
+
+def mention_only(*user_ids: int | None) -> discord.AllowedMentions:
+    """Ping exactly these users and nobody else (names typed by users never ping)."""
+    return discord.AllowedMentions(
+        everyone=False,
+        roles=False,
+        users=[discord.Object(id=u) for u in user_ids if u is not None],
+    )
+
+
+class LifeCycle:
+    """Mixed into `Table`: uses its store, locks, load, presenters and publish."""
+
+    # Lobby -----------------------------------------------------------------------------
+
+    async def open_lobby(
+        self,
+        interaction: discord.Interaction,
+        presenter: Presenter,
+        settings: dict[str, Any],
+        *,
+        seed: int,
+        league_round: tuple[Any, Any] | None,
+        seats: list[Seat] | None = None,
+        lobby: bool = True,
+    ) -> GameRecord:
+        """A new game's row and, for thread games, its thread; the lobby message with Join,
+        Leave, Start and Cancel unless `lobby` is False (the caller starts it at once)."""
+        assert interaction.guild is not None and interaction.channel is not None
+        channel = interaction.channel
+        if presenter.in_thread:
+            if isinstance(channel, discord.Thread):
+                channel = channel.parent  # races get their own thread beside the current one
+            if not isinstance(channel, discord.TextChannel):
+                raise PaddockError("Open races in a text channel, where I can start a thread.")
+        else:
+            running = await self.store.find_game(presenter.kind, channel_id=channel.id)
+            if running is not None:
+                raise PaddockError(
+                    f"A {presenter.title} game (#{running.id}) is already on in this channel: "
+                    f"finish it, or its host can end it with `/{presenter.area} "
+                    f"{'cancel' if running.status == 'lobby' else 'abandon'}`."
+                )
+        settings = {"host": interaction.user.id, **settings}
+        settings.setdefault("title", presenter.title)
+        league_id = round_id = None
+        if league_round is not None:
+            league_id, round_id = league_round[0].id, league_round[1].id
+        record = await self.store.create_game(
+            presenter.kind,
+            seed,
+            {},  # the rules config is made at the start, from the lobby
+            None,
+            settings=settings,
+            guild_id=interaction.guild.id,
+            channel_id=channel.id,
+            league_id=league_id,
+            round_id=round_id,
+            status="lobby",
+            seats=seats or [human_seat(0, interaction.user)],
+        )
+        if not presenter.in_thread:
+            if lobby:
+                await interaction.response.send_message(
+                    embed=self.lobby_embed(record, seats or []),
+                    view=self.lobby_view(presenter, record),
+                    allowed_mentions=MENTION_NONE,
+                )
+                message = await interaction.original_response()
+                await self.store.update_game(record.id, status_message_id=message.id)
+            return await self.store.load_game(record.id)
+        name = f"{presenter.area.upper()} {presenter.noun} #{record.id}"
+        title = settings["title"]
+        if isinstance(interaction.channel, discord.Thread):
+            # A message in a thread cannot start another thread: open it in the parent.
+            thread = await channel.create_thread(name=name, type=discord.ChannelType.public_thread)
+            await interaction.response.send_message(
+                f"🏁 **{discord.utils.escape_markdown(title)}** - {presenter.noun} #{record.id}: "
+                f"lobby open in {thread.mention}.",
+                allowed_mentions=MENTION_NONE,
+            )
+        else:
+            await interaction.response.send_message(
+                f"🏁 **{discord.utils.escape_markdown(title)}** - {presenter.noun} #{record.id}: "
+                "lobby open in the thread below.",
+                allowed_mentions=MENTION_NONE,
+            )
+            message = await interaction.original_response()
+            thread = await message.create_thread(name=name)
+        await self.store.update_game(record.id, thread_id=thread.id)
+        record = await self.store.load_game(record.id)
+        seats_now = await self.store.seats(record.id)
+        lobby_message = await thread.send(
+            embed=self.lobby_embed(record, seats_now),
+            view=self.lobby_view(presenter, record),
+            allowed_mentions=MENTION_NONE,
+        )
+        await self.store.update_game(record.id, status_message_id=lobby_message.id)
+        return record
+
+    def lobby_embed(self, record: GameRecord, seats: list[Seat]) -> discord.Embed:
+        presenter = self.presenter(record)
+        settings = record.settings
+        embed = discord.Embed(
+            title=f"{settings.get('title', presenter.title)} - {presenter.noun} #{record.id}",
+            colour=discord.Colour.red(),
+        )
+        lines = presenter.lobby_lines(record)
+        robots = settings.get("robots", 0)
+        if presenter.max_cars > presenter.max_players or robots:
+            lines.append(f"{robots} robot(s) added at the start")
+        lines.append(f"Host: <@{settings.get('host')}>")
+        embed.description = "\n".join(lines)
+        embed.add_field(
+            name=f"Drivers ({len(seats)}/{settings.get('max_players', presenter.max_players)})",
+            value="\n".join(
+                f"<@{s.user_id}> {discord.utils.escape_markdown(s.name)}" for s in seats
+            )
+            or "nobody yet",
+            inline=False,
+        )
+        return embed
+
+    def lobby_view(self, presenter: Presenter, record: GameRecord) -> discord.ui.View:
+        gid, area = record.id, presenter.area
+        items = [
+            button("Join", area, gid, "join", style=discord.ButtonStyle.primary),
+            button("Leave", area, gid, "leave"),
+            button("Start", area, gid, "start", style=discord.ButtonStyle.success),
+            button("Cancel", area, gid, "cancel", style=discord.ButtonStyle.danger),
+        ]
+        if presenter.max_cars > 1 and "robots" in record.settings:
+            items += [
+                button("Robot +", area, gid, "robot-add"),
+                button("Robot −", area, gid, "robot-remove"),
+            ]
+        return view_of(*items)
+
+    async def lobby_button(
+        self, interaction: discord.Interaction, presenter: Presenter, game_id: int, action: str
+    ) -> None:
+        async with self.lock(game_id):
+            record = await self.store.load_game(game_id)
+            if record.status != "lobby":
+                raise PaddockError(
+                    f"This {presenter.noun} has already started."
+                    if record.status == "running"
+                    else f"This {presenter.noun} is over."
+                )
+            seats = await self.store.seats(game_id)
+            user = interaction.user
+            settings = dict(record.settings)
+            if action == "join":
+                if any(s.user_id == user.id for s in seats):
+                    raise PaddockError(f"You are already in this {presenter.noun}.")
+                if len(seats) >= settings.get("max_players", presenter.max_players):
+                    raise PaddockError(f"This {presenter.noun} is full.")
+                if (
+                    record.league_id is not None
+                    and await self.store.member_by_user(record.league_id, user.id) is None
+                ):
+                    league = await self.store.league_by_id(record.league_id)
+                    raise PaddockError(
+                        f"This is a league {presenter.noun}: join **{league.label}** first "
+                        "with `/league join`."
+                    )
+                seats.append(human_seat(len(seats), user))
+            elif action == "leave":
+                if not any(s.user_id == user.id for s in seats):
+                    raise PaddockError(f"You are not in this {presenter.noun}.")
+                seats = [s for s in seats if s.user_id != user.id]
+                seats = [s.model_copy(update={"seat": i}) for i, s in enumerate(seats)]
+                if not seats:
+                    raise PaddockError(
+                        "You are the last driver: press Cancel to close the lobby instead."
+                    )
+                if settings.get("host") == user.id:
+                    settings["host"] = seats[0].user_id  # the host passes to the next driver
+            elif action in ("robot-add", "robot-remove"):
+                await self.require_manager(interaction, record, "change the robots")
+                robots = settings.get("robots", 0) + (1 if action == "robot-add" else -1)
+                if not 0 <= robots <= presenter.max_cars - 1:
+                    raise PaddockError(f"Robots go from 0 to {presenter.max_cars - 1}.")
+                settings["robots"] = robots
+            elif action == "cancel":
+                await self.require_manager(interaction, record, "cancel this lobby")
+                await self.store.end_game(game_id, from_status=("lobby",))
+                await interaction.response.edit_message(
+                    content=f"Lobby cancelled by {user.mention}.",
+                    embed=None,
+                    view=None,
+                    allowed_mentions=MENTION_NONE,
+                )
+                return
+            else:
+                await self.require_manager(interaction, record, f"start this {presenter.noun}")
+                await self.start(interaction, presenter, record, seats)
+                return
+            await self.store.set_lobby(game_id, seats, settings)
+            record = record.model_copy(update={"settings": settings})
+            await interaction.response.edit_message(
+                embed=self.lobby_embed(record, seats),
+                view=self.lobby_view(presenter, record),
+                allowed_mentions=MENTION_NONE,
+            )
+
+    async def start(
+        self,
+        interaction: discord.Interaction | None,
+        presenter: Presenter,
+        record: GameRecord,
+        seats: list[Seat],
+    ) -> Loaded:
+        """The lobby's seats plus robots become the grid; the first prompt is posted."""
+        if not seats:
+            raise PaddockError("Nobody has joined yet.")
+        robots = min(record.settings.get("robots", 0), presenter.max_cars - len(seats))
+        all_seats = seats + [
+            Seat(seat=len(seats) + i, user_id=None, name=presenter.robot_name(i), robot=True)
+            for i in range(robots)
+        ]
+        if len(all_seats) < presenter.min_players:
+            raise PaddockError(
+                f"A {presenter.noun} needs at least {presenter.min_players} "
+                f"{'cars' if presenter.max_cars > presenter.max_players else 'players'}: "
+                "wait for someone to join"
+                + (" or add robots." if "robots" in record.settings else ".")
+            )
+        game = get_game(record.kind)
+        config = presenter.rules_config(record, all_seats)
+        try:
+            state = game.new_game(record.seed, config)
+        except ValueError as exc:  # a config the rules refuse, said in one line
+            raise PaddockError(_first_line(exc)) from None
+        now = self.bot.timers.clock()
+        loaded = Loaded(
+            record.model_copy(update={"status": "running", "config": config, "seq": 0}),
+            game,
+            state,
+            {s.seat: s for s in all_seats},
+        )
+        timers = self.timers_for(loaded, state, now, fresh=True)
+        await self.store.start_game(
+            record.id, config, state.model_dump_json(), all_seats, timers=timers or []
+        )
+        self.bot.timers.poke()
+        if interaction is not None and not interaction.response.is_done():
+            record_now = loaded.record
+            await interaction.response.edit_message(
+                embed=self.lobby_embed(record_now, all_seats), view=None
+            )
+        await presenter.begin(self, loaded)
+        return loaded
+
+    # Timers ----------------------------------------------------------------------------
+
+    async def _waiting(self, timer: Timer) -> Loaded | None:
+        """The game of a turn timer, if that seat is still to act on that move."""
+        assert timer.game_id is not None
+        try:
+            loaded = await self.load(timer.game_id)
+        except (NotFound, PaddockError):
+            return None
+        presenter = self.presenter(loaded.record)
+        if (
+            loaded.record.status != "running"
+            or presenter.acting_seat(loaded.state) != timer.payload.get("seat")
+            or str(presenter.move_key(loaded.state)) != timer.payload.get("key")
+        ):
+            return None
+        return loaded
+
+    async def on_reminder(self, timer: Timer) -> None:
+        loaded = await self._waiting(timer)
+        if loaded is None:
+            return
+        seat = loaded.seats[timer.payload["seat"]]
+        if seat.driven_by_robot:
+            return
+        presenter = self.presenter(loaded.record)
+        deadline = timestamp(timer.payload.get("deadline", timer.due_at))
+        text = (
+            f"⏰ <@{seat.user_id}>, your move in {presenter.noun} #{loaded.id} "
+            f"({presenter.title}): the robot drives for you {deadline}."
+        )
+        channel = await self.channel_of(loaded.record)
+        await channel.send(text, allowed_mentions=mention_only(seat.user_id))
+        if seat.user_id is not None and await self.store.dm_reminders(seat.user_id):
+            try:
+                user = self.bot.get_user(seat.user_id) or await self.bot.fetch_user(seat.user_id)
+                await user.send(f"{text}\n{channel.jump_url}", allowed_mentions=MENTION_NONE)
+            except discord.HTTPException:
+                log.info("could not DM a reminder to %s", seat.user_id)
+
+    async def on_timeout(self, timer: Timer) -> None:
+        assert timer.game_id is not None
+        async with self.lock(timer.game_id):
+            loaded = await self._waiting(timer)
+            if loaded is None:
+                return
+            presenter = self.presenter(loaded.record)
+            seat = timer.payload["seat"]
+            key = presenter.move_key(loaded.state)
+            driver = loaded.seats[seat]
+            events: list[Event] = []
+            while (
+                not loaded.game.is_terminal(loaded.state)
+                and presenter.acting_seat(loaded.state) == seat
+                and presenter.move_key(loaded.state) == key
+            ):
+                action = loaded.game.robot_action(loaded.state, seat)
+                loaded, played = await self.commit(
+                    loaded, action, f"timeout:{driver.user_id}", by_robot=True
+                )
+                events += played.events
+            note = f"⏱ {driver.name} ran out of time: the robot drove this move."
+            await self.advance(loaded, events, key_before=key, notes=[note])
+
+    async def on_idle(self, timer: Timer) -> None:
+        assert timer.game_id is not None
+        async with self.lock(timer.game_id):
+            record = await self.store.load_game(timer.game_id)
+            if record.status != "running":
+                return
+            presenter = self.presenter(record)
+            idle = record.settings.get("idle_days", presenter.default_idle_days) * 86400
+            if record.last_human_at is not None:
+                due = record.last_human_at + idle
+                if due > self.bot.timers.clock() + 1:
+                    # Someone acted since this timer was armed: wait from their action.
+                    await self.bot.timers.create(timer.event, due, {}, record.id)
+                    return
+            if not await self.store.end_game(record.id, from_status=("running",)):
+                return
+            channel = await self.channel_of(record)
+            await self.strip_prompt(channel, record.prompt_message_id)
+            await channel.send(
+                f"🏳 Nobody has acted in this {presenter.noun} for {idle // 86400} days: it is "
+                "abandoned. No league points are recorded.",
+                allowed_mentions=MENTION_NONE,
+            )
+
+    # Life cycle ------------------------------------------------------------------------
+
+    async def abandon(
+        self, interaction: discord.Interaction, record: GameRecord, *, confirmed: bool
+    ) -> None:
+        presenter = self.presenter(record)
+        await self.require_manager(interaction, record, f"abandon this {presenter.noun}")
+        if record.status == "lobby":
+            raise PaddockError(f"This {presenter.noun} has not started: use Cancel in its lobby.")
+        if record.status != "running":
+            raise PaddockError(f"This {presenter.noun} is already over.")
+        if not confirmed:
+            await interaction.response.send_message(
+                f"Abandon {presenter.title} {presenter.noun} #{record.id}? It ends now and no "
+                "league points are recorded.",
+                view=view_of(
+                    button(
+                        "Abandon the race",
+                        presenter.area,
+                        record.id,
+                        "abandon",
+                        style=discord.ButtonStyle.danger,
+                    )
+                ),
+                ephemeral=True,
+            )
+            return
+        async with self.lock(record.id):
+            if not await self.store.end_game(record.id, from_status=("running",)):
+                raise PaddockError(f"This {presenter.noun} is already over.")
+        await interaction.response.edit_message(content="Abandoned.", view=None)
+        channel = await self.channel_of(record)
+        await self.strip_prompt(channel, record.prompt_message_id)
+        await channel.send(
+            f"🏳 {interaction.user.mention} abandoned this {presenter.noun}. No league points "
+            "are recorded.",
+            allowed_mentions=MENTION_NONE,
+        )
+
+    async def replace(
+        self, interaction: discord.Interaction, record: GameRecord, user: discord.abc.User
+    ) -> None:
+        presenter = self.presenter(record)
+        await self.require_manager(interaction, record, "hand a car to a robot")
+        async with self.lock(record.id):
+            loaded = await self.load(record.id)
+            seat = loaded.human_seat(user.id)
+            if seat is None:
+                raise PaddockError(f"{user.mention} is not driving in this {presenter.noun}.")
+            await self.store.update_seat(record.id, seat.seat, robot=True)
+            loaded.seats[seat.seat] = seat.model_copy(update={"robot": True})
+            await interaction.response.send_message(
+                f"🤖 {interaction.user.mention} handed {user.mention}'s car "
+                f"({discord.utils.escape_markdown(seat.name)}) to a robot for the rest of the "
+                f"{presenter.noun}; it scores no league points.",
+                allowed_mentions=MENTION_NONE,
+            )
+            await self._robot_to_act(loaded, seat.seat)
+
+    async def autopilot(
+        self, interaction: discord.Interaction, record: GameRecord, on: bool
+    ) -> None:
+        presenter = self.presenter(record)
+        async with self.lock(record.id):
+            loaded = await self.load(record.id)
+            seat = loaded.human_seat(interaction.user.id)
+            if seat is None:
+                raise PaddockError(f"You are not driving in this {presenter.noun}.")
+            if seat.autopilot == on:
+                raise PaddockError(f"Autopilot is already {'on' if on else 'off'} for you.")
+            await self.store.update_seat(record.id, seat.seat, autopilot=on)
+            loaded.seats[seat.seat] = seat.model_copy(update={"autopilot": on})
+            await interaction.response.send_message(
+                f"Autopilot {'on' if on else 'off'}: "
+                + (
+                    f"the robot plays your turns until you use `/{presenter.area} autopilot off`."
+                    if on
+                    else "you drive again from your next turn."
+                ),
+                ephemeral=True,
+            )
+            if on:
+                await self._robot_to_act(loaded, seat.seat)
+            elif presenter.acting_seat(loaded.state) == seat.seat:
+                # Back in control mid-turn: a prompt with a clock of its own.
+                now = self.bot.timers.clock()
+                timers = self.timers_for(loaded, loaded.state, now, fresh=True)
+                await self.store.replace_game_timers(record.id, timers or [])
+                self.bot.timers.poke()
+                await self.publish(loaded, [], key_before=None)
+
+    async def _robot_to_act(self, loaded: Loaded, seat: int) -> None:
+        """A seat just handed to the robot plays at once if it is to act."""
+        presenter = self.presenter(loaded.record)
+        if loaded.record.status == "running" and presenter.acting_seat(loaded.state) == seat:
+            await self.advance(loaded, [], key_before=presenter.move_key(loaded.state))
+
+    async def status(self, interaction: discord.Interaction, record: GameRecord) -> None:
+        """Repost the live state: board, whose turn, deadline, and the prompt at the bottom."""
+        await interaction.response.send_message("The race as it stands:", ephemeral=True)
+        async with self.lock(record.id):
+            loaded = await self.load(record.id)
+            await self.publish(loaded, [], key_before=None)
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc)
+    for line in text.splitlines():
+        if line.strip().startswith("Value error,"):
+            return line.split("Value error,", 1)[1].split("[")[0].strip().capitalize() + "."
+    return text.splitlines()[0]
