@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import discord
 
 from rules.base import Event, Game, GameState, get_game
-from store.models import GameRecord, Seat
+from store.models import GameRecord, Seat, TimerSpec
 
 if TYPE_CHECKING:
     from bot.table import Table
@@ -77,6 +77,7 @@ class Presenter:
     max_cars: ClassVar[int] = 6
     in_thread: ClassVar[bool] = True  # False: played in the channel itself
     turn_timers: ClassVar[bool] = True  # a reminder and a timeout for each move
+    robots_drive: ClassVar[bool] = True  # False: no turns a robot could take (real time)
     default_idle_days: ClassVar[int] = 7
 
     @property
@@ -115,6 +116,11 @@ class Presenter:
     def summary(self, loaded: Loaded) -> str:
         """One line on where the race is."""
         return f"{self.title} #{loaded.id}"
+
+    def race_timers(self, state: GameState, now: float) -> list[TimerSpec]:
+        """Timers of the game's own armed with the action that makes them due (e.g. a
+        stopwatch), besides the table's turn and idle timers."""
+        return []
 
     def event_lines(self, events: list[Event]) -> list[str]:
         return [e.text for e in events if e.text]

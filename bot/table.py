@@ -265,6 +265,7 @@ class Table(LifeCycle):
         last = now if human else (before.record.last_human_at or now)
         idle_days = settings.get("idle_days", presenter.default_idle_days)
         timers = [TimerSpec(event=f"{presenter.area}_idle", due_at=last + idle_days * 86400)]
+        timers += presenter.race_timers(state, now)
         seat = presenter.acting_seat(state)
         if presenter.turn_timers and seat is not None and not before.seats[seat].driven_by_robot:
             limit = settings.get("turn_seconds", 86400)

@@ -406,6 +406,7 @@ class LifeCycle:
         self, interaction: discord.Interaction, record: GameRecord, user: discord.abc.User
     ) -> None:
         presenter = self.presenter(record)
+        _robots_drive(presenter)
         await self.require_manager(interaction, record, "hand a car to a robot")
         async with self.lock(record.id):
             loaded = await self.load(record.id)
@@ -426,6 +427,7 @@ class LifeCycle:
         self, interaction: discord.Interaction, record: GameRecord, on: bool
     ) -> None:
         presenter = self.presenter(record)
+        _robots_drive(presenter)
         async with self.lock(record.id):
             loaded = await self.load(record.id)
             seat = loaded.human_seat(interaction.user.id)
@@ -466,6 +468,14 @@ class LifeCycle:
         async with self.lock(record.id):
             loaded = await self.load(record.id)
             await self.publish(loaded, [], key_before=None)
+
+
+def _robots_drive(presenter: Presenter) -> None:
+    if not presenter.robots_drive:
+        raise PaddockError(
+            f"{presenter.title} is played in real time: there are no turns for a robot to "
+            f"take. `/{presenter.area} abandon` ends a game nobody plays."
+        )
 
 
 def _first_line(exc: Exception) -> str:

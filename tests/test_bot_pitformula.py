@@ -152,7 +152,8 @@ async def test_solo_stopwatch_runs_out(driver: InProcessDriver) -> None:
     record, game, state = await current(driver)
     assert state.phase == "repair" and state.race.deadline_ms
     timers = await driver.bot.store.timers(record.id)
-    assert [t.event for t in timers] == ["pit_time_up"]
+    # The stopwatch, armed with the Go! action, and the idle-game timer (a day).
+    assert [t.event for t in timers] == ["pit_time_up", "pit_idle"]
     clock = next(
         m for m in driver.backend.messages.values() if "stopwatch" in str(m.get("content"))
     )

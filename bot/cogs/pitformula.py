@@ -4,26 +4,30 @@ Everyone repairs at once: `/pit fix` (or a typed line such as `t2 b3 c4` when th
 message-content intent) lays tokens on a card; the engine takes them if they are all still on
 the table and checks the arithmetic only at scoring, as at the table. The race message (crash
 card, repairs, token table image) is edited as tokens go, at most once per EDIT_INTERVAL so
-that bursts coalesce within Discord's rate limits.
+that bursts coalesce within Discord's rate limits. The table layer (bot/table.py) runs the
+lobby, the lock, persistence, timers, recovery and the life-cycle commands.
 """
 
 from __future__ import annotations
 
 import asyncio
-import io
 import logging
+import re
 import time
-from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.cogs.table_commands import TableCog
 from bot.components import button, human_seat, view_of
-from bot.league_tables import league_points_table, league_round_for_game
+from bot.league_tables import league_round_for_game
+from bot.presenter import Image, Loaded, Presenter
+from bot.table import draw
+from bot.table_life import MENTION_NONE, mention_only
 from renderer.pitformula import render_scoring, render_table
-from rules.base import get_game
+from rules.base import GameState, get_game
 from rules.errors import IllegalAction, PaddockError
 from rules.pitformula import (
     FLAG_NAMES,
@@ -39,8 +43,8 @@ from rules.pitformula import (
     missing_repairs,
     parse_command,
 )
-from store import GameRecord, Seat, play
-from store.models import Timer
+from store import GameRecord, Seat
+from store.models import Timer, TimerSpec
 
 if TYPE_CHECKING:
     from bot.client import PaddockBot
@@ -74,49 +78,119 @@ PART_CHOICES = [
 PART_WORDS = {"tyre": "tyre", "wing": "wing", "gas": "gas", "engine": "engine"}
 
 
-def _game() -> Any:
-    return get_game(KIND)
-
-
-def _file(png: bytes, name: str) -> discord.File:
-    return discord.File(io.BytesIO(png), filename=name)
-
-
 def _repairs_text(required: dict[str, int]) -> str:
     parts = [f"{n} {p}{'s' if n > 1 and p == 'tyre' else ''}" for p, n in required.items() if n]
     return ", ".join(parts) or "nothing"
 
 
-class PitCog(commands.Cog):
-    pit = app_commands.Group(
-        name="pit", description="Pit Formula: real-time pit-crew races", guild_only=True
-    )
+class PitPresenter(Presenter):
+    kind = KIND
+    area = AREA
+    title = "Pit Formula"
+    noun = "game"
+    min_players = 1  # the rules say how many each mode takes, in their own words
+    max_players = 4
+    max_cars = 4
+    in_thread = False
+    turn_timers = False
+    robots_drive = False
+    default_idle_days = 1
 
+    def __init__(self, cog: PitCog) -> None:
+        self.cog = cog
+
+    def lobby_lines(self, record: GameRecord) -> list[str]:
+        s = record.settings
+        return [f"{s['mode']}, {s['races']} races · 2 to 4 crews (solo: `/pit solo`)"]
+
+    def rules_config(self, record: GameRecord, seats: list[Seat]) -> dict[str, Any]:
+        s = record.settings
+        config: dict[str, Any] = {"players": len(seats), "races": s["races"]}
+        config.update(MODES.get(s["mode"], {}))
+        if s["mode"] == "solo":
+            config.update(mode="solo", rival=s["rival"])
+        return config
+
+    def acting_seat(self, state: GameState) -> int | None:
+        return None  # everyone repairs at once: no seat's turn
+
+    def move_key(self, state: Any) -> Any:
+        return (state.race.number, state.phase)
+
+    def race_timers(self, state: Any, now: float) -> list[TimerSpec]:
+        if state.phase != "repair" or state.race.deadline_ms is None:
+            return []
+        due = now + state.race.deadline_ms / 1000
+        return [TimerSpec(event="pit_time_up", due_at=due, payload={"race": state.race.number})]
+
+    def summary(self, loaded: Loaded) -> str:
+        return "**Go!**\n" + self.cog.race_text(loaded.state, _names(loaded))
+
+    async def on_button(
+        self, table: Any, interaction: discord.Interaction, game_id: int, action: str, arg: str
+    ) -> bool:
+        cog = self.cog
+        if action == "cards":
+            await cog.show_cards(interaction, game_id)
+        elif action == "reveal" and arg:
+            done = await cog._act(game_id, interaction.user.id, {"kind": "reveal", "cards": [arg]})
+            await interaction.response.send_message(done, ephemeral=True)
+        elif action == "flag":
+            done = await cog._act(game_id, interaction.user.id, {"kind": "flag"})
+            await interaction.response.send_message(done, ephemeral=True)
+        else:
+            return False
+        return True
+
+    async def begin(self, table: Any, loaded: Loaded) -> None:
+        # The start runs under the game's lock; the countdown and Go! take it themselves.
+        self.cog.background(self.cog.next_race(loaded.id), f"pit-first-race-{loaded.id}")
+
+    async def recover(self, table: Any, loaded: Loaded) -> None:
+        state: PitFormulaState = loaded.state  # type: ignore[assignment]
+        cog = self.cog
+        if state.phase == "ready":  # between races: the countdown was lost with the process
+            cog.background(cog.next_race(loaded.id), f"pit-recover-{loaded.id}")
+        elif state.phase == "repair":  # the race goes on: a fresh race message to follow
+            await cog.post_race_message(loaded, "**Go!** (the bot restarted; carry on)\n")
+        else:
+            channel = await table.channel_of(loaded.record)
+            await cog.final(loaded, channel)
+
+
+class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-time pit crews"):
     countdown_seconds: float = 3.0
     edit_interval: float = 1.5
     clock_interval: float = 5.0  # how often the solo stopwatch message is edited
 
     def __init__(self, bot: PaddockBot) -> None:
-        self.bot = bot
-        self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self.presenter = PitPresenter(self)  # type: ignore[misc]
         self._go_at: dict[int, float] = {}  # game id -> monotonic time of this race's "Go!"
         self._dirty: set[int] = set()
         self._editors: dict[int, asyncio.Task[None]] = {}
         self._background: set[asyncio.Task[None]] = set()
-        self._seat_cache: dict[int, list[Seat]] = {}
-        bot.component_routes[AREA] = self.on_button
-
-    @property
-    def store(self):  # noqa: ANN201
-        return self.bot.store
+        super().__init__(bot)
 
     async def cog_unload(self) -> None:
-        for task in self._editors.values():
+        for task in [*self._editors.values(), *self._background]:
             task.cancel()
+
+    def background(self, coro: Any, name: str) -> None:
+        """Run a coroutine on its own (a countdown, scoring), logging what fails."""
+
+        async def guarded() -> None:
+            try:
+                await coro
+            except Exception:  # a background task: log, never lose it silently
+                log.exception("%s failed", name)
+
+        task = asyncio.create_task(guarded(), name=name)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     # Starting --------------------------------------------------------------------------
 
-    @pit.command(name="start", description="Start a Pit Formula championship in this channel")
+    @app_commands.command(name="start", description="Start a Pit Formula game in this channel")
     @app_commands.describe(
         players="Mention the other players (empty: a lobby with a Join button)",
         mode="Game mode (default standard)",
@@ -141,8 +215,7 @@ class PitCog(commands.Cog):
         found = await league_round_for_game(
             self.store, interaction.guild.id, league, round, KIND, interaction.user.id
         )
-        league_id, round_id = (found[0].id, found[1].id) if found else (None, None)
-        settings = {"mode": mode_name, "races": races, "host": interaction.user.id}
+        settings = {"mode": mode_name, "races": races}
         users: list[discord.abc.User] = [interaction.user]
         if players:
             for uid in {int(u) for u in _mentions(players)} - {interaction.user.id}:
@@ -153,31 +226,27 @@ class PitCog(commands.Cog):
                     raise PaddockError("Bots can't play Pit Formula.")
                 users.append(member)
         seats = [human_seat(i, u) for i, u in enumerate(users)]
-        record = await self.store.create_game(
-            KIND,
-            interaction.id % (2**48),
-            {},
-            None,
-            guild_id=interaction.guild_id,
-            channel_id=interaction.channel_id,
-            league_id=league_id,
-            round_id=round_id,
-            status="lobby",
+        if len(seats) > self.presenter.max_players:
+            raise PaddockError("Pit Formula takes at most 4 players.")
+        record = await self.table.open_lobby(
+            interaction,
+            self.presenter,
+            settings,
+            seed=interaction.id % (2**48),
+            league_round=found,
             seats=seats,
-            settings=settings,
+            lobby=not players,
         )
         if players:
-            await interaction.response.send_message(
-                f"🔧 Pit Formula ({mode_name}, {races} races): "
-                + ", ".join(f"<@{s.user_id}>" for s in seats)
-            )
-            await self._begin(record.id)
-        else:
-            await interaction.response.send_message(
-                embed=await self._lobby_embed(record.id), view=self._lobby_view(record.id)
+            await self._start_now(
+                interaction,
+                record,
+                seats,
+                f"🔧 Pit Formula ({mode_name}, "
+                f"{races} races): " + ", ".join(f"<@{s.user_id}>" for s in seats),
             )
 
-    @pit.command(name="solo", description="Play Pit Formula alone against a Rival's stopwatch")
+    @app_commands.command(name="solo", description="Play alone against a Rival's stopwatch")
     @app_commands.describe(rival="Rookie, Veteran or Champion", races="Races (1-12, default 5)")
     @app_commands.choices(
         rival=[app_commands.Choice(name=r.name, value=r.id) for r in catalog().rivals.values()]
@@ -188,103 +257,85 @@ class PitCog(commands.Cog):
         rival: app_commands.Choice[str],
         races: app_commands.Range[int, 1, 12] = 5,
     ) -> None:
-        settings = {
-            "mode": "solo",
-            "races": races,
-            "rival": rival.value,
-            "host": interaction.user.id,
-        }
-        record = await self.store.create_game(
-            KIND,
-            interaction.id % (2**48),
-            {},
-            None,
-            guild_id=interaction.guild_id,
-            channel_id=interaction.channel_id,
-            status="lobby",
-            settings=settings,
-            seats=[human_seat(0, interaction.user)],
+        settings = {"mode": "solo", "races": races, "rival": rival.value}
+        seats = [human_seat(0, interaction.user)]
+        record = await self.table.open_lobby(
+            interaction,
+            self.presenter,
+            settings,
+            seed=interaction.id % (2**48),
+            league_round=None,
+            seats=seats,
+            lobby=False,
         )
+        await self._start_now(
+            interaction,
+            record,
+            seats,
+            f"⏱ {interaction.user.mention} against the {rival.name} ({races} races).",
+        )
+
+    async def _start_now(
+        self,
+        interaction: discord.Interaction,
+        record: GameRecord,
+        seats: list[Seat],
+        text: str,
+    ) -> None:
+        """Players named in the command: no lobby, the game starts at once."""
+        async with self.table.lock(record.id):
+            try:
+                await self.table.start(None, self.presenter, record, seats)
+            except PaddockError:
+                await self.store.end_game(record.id, from_status=("lobby",))  # not a stray lobby
+                raise
         await interaction.response.send_message(
-            f"⏱ {interaction.user.mention} against the {rival.name} ({races} races)."
+            text, allowed_mentions=mention_only(*(s.user_id for s in seats))
         )
-        await self._begin(record.id)
 
-    async def _lobby_embed(self, game_id: int) -> discord.Embed:
+    async def next_race(self, game_id: int) -> None:
+        """The countdown, then Go!: the race message, and the solo stopwatch."""
         record = await self.store.load_game(game_id)
-        seats = await self.store.seats(game_id)
-        s = record.settings
-        embed = discord.Embed(
-            title=f"Pit Formula #{game_id}: {s['mode']}, {s['races']} races",
-            colour=discord.Colour.orange(),
-        )
-        embed.add_field(
-            name=f"Crews ({len(seats)})",
-            value="\n".join(f"<@{x.user_id}>" for x in seats) or "nobody",
-        )
-        return embed
-
-    def _lobby_view(self, game_id: int) -> discord.ui.View:
-        return view_of(
-            button("Join", AREA, game_id, "join", style=discord.ButtonStyle.primary),
-            button("Start", AREA, game_id, "start", style=discord.ButtonStyle.success),
-        )
-
-    async def _begin(self, game_id: int) -> None:
-        """From the lobby: make the rules config from the seats, start, then race 1."""
-        record = await self.store.load_game(game_id)
-        seats = await self.store.seats(game_id)
-        s = record.settings
-        config: dict[str, Any] = {
-            "players": len(seats),
-            "races": s["races"],
-            **MODES.get(s["mode"], {}),
-        }
-        if s["mode"] == "solo":
-            config.update(mode="solo", rival=s["rival"])
-        game = _game()
-        try:
-            state = game.new_game(record.seed, config)
-        except ValueError as exc:
-            raise PaddockError(_first_line(exc)) from None
-        await self.store.start_game(game_id, config, state.model_dump_json(), seats)
-        await self._next_race(game_id)
-
-    async def _next_race(self, game_id: int) -> None:
-        record = await self.store.load_game(game_id)
-        channel = await self._channel(record)
-        game = _game()
+        channel = await self.table.channel_of(record)
+        game = get_game(KIND)
         state: PitFormulaState = game.load_state(record.state_json)
         if self.countdown_seconds > 0:
             await channel.send(
                 f"Race {state.race.number}: ready... (Go! in {self.countdown_seconds:.0f} s)"
             )
             await asyncio.sleep(self.countdown_seconds)
-        starter = game.to_act(state)[0]
-        async with self._locks[game_id]:
-            played = await play.act(self.store, game_id, Go(seat=starter), actor="bot")
-        self._go_at[game_id] = time.monotonic()
-        state = played.state
-        names = await self._names(game_id)
-        message = await channel.send(
-            "**Go!**\n" + self._race_text(state, names),
-            file=_file(await asyncio.to_thread(render_table, state), "table.png"),
-            view=view_of(
-                button("My cards", AREA, game_id, "cards", style=discord.ButtonStyle.primary),
-                button("Take flag", AREA, game_id, "flag", style=discord.ButtonStyle.success),
-            ),
-        )
-        await self.store.update_game(game_id, status_message_id=message.id)
+        async with self.table.lock(game_id):
+            loaded = await self.table.load(game_id)
+            if loaded.record.status != "running" or loaded.state.phase != "ready":
+                return  # abandoned meanwhile, or another process said Go!
+            starter = game.to_act(loaded.state)[0]
+            loaded, _ = await self.table.commit(loaded, Go(seat=starter), actor="bot")
+            self._go_at[game_id] = time.monotonic()
+            await self.post_race_message(loaded, "**Go!**\n")
+        state = loaded.state
         if state.race.deadline_ms is not None:
             due = self.bot.timers.clock() + state.race.deadline_ms / 1000
-            await self.bot.timers.create("pit_time_up", due, {"race": state.race.number}, game_id)
             clock = await channel.send(_stopwatch(state.race.deadline_ms))
-            task = asyncio.create_task(
+            self.background(
                 self._run_stopwatch(game_id, state.race.number, clock, due),
-                name=f"paddock-pit-clock-{game_id}",
+                f"paddock-pit-clock-{game_id}",
             )
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
+
+    async def post_race_message(self, loaded: Loaded, heading: str) -> None:
+        channel = await self.table.channel_of(loaded.record)
+        state = loaded.state
+        message = await channel.send(
+            heading + self.race_text(state, _names(loaded)),
+            files=await draw([_table_image(state)]),
+            view=view_of(
+                button("My cards", AREA, loaded.id, "cards", style=discord.ButtonStyle.primary),
+                button("Take flag", AREA, loaded.id, "flag", style=discord.ButtonStyle.success),
+            ),
+            allowed_mentions=MENTION_NONE,
+        )
+        await self.store.update_game(
+            loaded.id, status_message_id=message.id, published_seq=loaded.record.seq
+        )
 
     async def _run_stopwatch(
         self, game_id: int, race: int, message: discord.Message, due: float
@@ -292,9 +343,15 @@ class PitCog(commands.Cog):
         """Edit the stopwatch message until the race is over or the time is up."""
         while True:
             await asyncio.sleep(self.clock_interval)
-            _, _, state = await play.load(self.store, game_id)
+            record = await self.store.load_game(game_id)
+            state: PitFormulaState = get_game(KIND).load_state(record.state_json)
             left_ms = int((due - self.bot.timers.clock()) * 1000)
-            if state.race.number != race or state.phase != "repair" or left_ms <= 0:
+            if (
+                record.status != "running"
+                or state.race.number != race
+                or state.phase != "repair"
+                or left_ms <= 0
+            ):
                 return
             try:
                 await message.edit(content=_stopwatch(left_ms))
@@ -303,7 +360,7 @@ class PitCog(commands.Cog):
 
     # Playing ---------------------------------------------------------------------------
 
-    @pit.command(name="fix", description="Lay tokens on one of your part cards")
+    @app_commands.command(name="fix", description="Lay tokens on one of your part cards")
     @app_commands.describe(
         part="The card to repair", tokens='Token coordinates like "b3 c4", or "spare"'
     )
@@ -314,15 +371,15 @@ class PitCog(commands.Cog):
         part: app_commands.Choice[str],
         tokens: app_commands.Range[str, 1, 60],
     ) -> None:
-        game_id = await self._game_in_channel(interaction.channel_id)
+        record = await self.table.game_here(interaction, self.presenter)
         action = parse_command(f"{part.value} {tokens}")
-        done = await self._act(game_id, interaction.user.id, action)
+        done = await self._act(record.id, interaction.user.id, action)
         await interaction.response.send_message(done, ephemeral=True)
 
-    @pit.command(name="flag", description="Take the best flag left: your pit stop is over")
+    @app_commands.command(name="flag", description="Take the best flag left: your stop is over")
     async def flag(self, interaction: discord.Interaction) -> None:
-        game_id = await self._game_in_channel(interaction.channel_id)
-        done = await self._act(game_id, interaction.user.id, {"kind": "flag"})
+        record = await self.table.game_here(interaction, self.presenter)
+        done = await self._act(record.id, interaction.user.id, {"kind": "flag"})
         await interaction.response.send_message(done, ephemeral=True)
 
     @commands.Cog.listener()
@@ -330,106 +387,58 @@ class PitCog(commands.Cog):
         """The typed shorthand (`t2 b3 c4`, `e a1 a2`, `flag`) in a race channel."""
         if message.author.bot or not message.content or message.guild is None:
             return
-        try:
-            game_id = await self._game_in_channel(message.channel.id)
-        except PaddockError:
+        record = await self.store.find_game(KIND, channel_id=message.channel.id)
+        if record is None or record.status != "running":
             return
-        seats = await self._seats(game_id)
-        if not any(s.user_id == message.author.id for s in seats):
-            return
+        if not any(s.user_id == message.author.id for s in await self.store.seats(record.id)):
+            return  # not one of the crews: people talk in race channels too
         try:
             action = parse_command(message.content)
-            await self._act(game_id, message.author.id, action)
+            await self._act(record.id, message.author.id, action)
         except PaddockError as exc:
-            await message.reply(exc.message, mention_author=False, delete_after=15)
+            await message.reply(
+                exc.message, mention_author=False, delete_after=15, allowed_mentions=MENTION_NONE
+            )
             return
         await message.add_reaction("✅")
 
-    async def _game_in_channel(self, channel_id: int | None) -> int:
-        record = await self.store.find_game(KIND, channel_id=channel_id)
-        if record is None or record.status != "running":
-            raise PaddockError("There is no Pit Formula race running in this channel.")
-        return record.id
-
     async def _act(self, game_id: int, user_id: int, fields: dict[str, Any]) -> str:
         """One player's action through the rules; the answer for that player."""
-        async with self._locks[game_id]:
-            record, game, state = await play.load(self.store, game_id)
-            seats = [s.seat for s in await self._seats(game_id) if s.user_id == user_id]
-            if not seats:
+        async with self.table.lock(game_id):
+            loaded = await self.table.load(game_id)
+            mine = loaded.human_seat(user_id)
+            if mine is None:
                 raise PaddockError("You are not in this game.")
-            seat = seats[0]
+            if loaded.record.status != "running":
+                raise PaddockError("This game is over.")
+            state = loaded.state
             if state.phase != "repair":
                 raise IllegalAction("Wait for the Go!")
             at_ms = None
             if game_id in self._go_at:
                 at_ms = max(0, int((time.monotonic() - self._go_at[game_id]) * 1000))
-            action = game.parse_action(
-                {**fields, "seat": seat, "at_ms": at_ms}
-                if fields["kind"] != "go"
-                else {**fields, "seat": seat}
+            extra = (
+                {"seat": mine.seat}
+                if fields["kind"] == "go"
+                else {"seat": mine.seat, "at_ms": at_ms}
             )
-            played = await play.act(
-                self.store, game_id, action, actor=str(user_id), loaded=(record, game, state)
-            )
+            action = loaded.game.parse_action({**fields, **extra})
+            before = loaded
+            loaded, played = await self.table.commit(loaded, action, str(user_id), human=True)
         if any(e.kind == "race_over" for e in played.events):
             # Scoring and the next race's countdown run on their own, so this answer is
-            # not held up (the engine has reset the cards: `state` still shows them).
-            task = asyncio.create_task(
-                self._after_race(game_id, played.state, state), name=f"pit-after-race-{game_id}"
-            )
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
+            # not held up (the engine has reset the cards: `before` still shows them).
+            self.background(self.after_race(loaded, before.state), f"pit-after-race-{game_id}")
         else:
             self._mark_dirty(game_id)
-        return _answer(action, played.state, seat)
+        return _answer(action, loaded.state, mine.seat)
 
-    # Buttons ---------------------------------------------------------------------------
-
-    async def on_button(
-        self, interaction: discord.Interaction, game_id: int, action: str, arg: str | None
-    ) -> None:
-        if action in ("join", "start"):
-            await self._lobby_button(interaction, game_id, action)
-        elif action == "cards":
-            await self._show_cards(interaction, game_id)
-        elif action == "reveal" and arg:
-            done = await self._act(game_id, interaction.user.id, {"kind": "reveal", "cards": [arg]})
-            await interaction.response.send_message(done, ephemeral=True)
-        elif action == "flag":
-            done = await self._act(game_id, interaction.user.id, {"kind": "flag"})
-            await interaction.response.send_message(done, ephemeral=True)
-        else:
-            raise PaddockError("This button is no longer in use.")
-
-    async def _lobby_button(
-        self, interaction: discord.Interaction, game_id: int, action: str
-    ) -> None:
-        async with self._locks[game_id]:
-            record = await self.store.load_game(game_id)
-            if record.status != "lobby":
-                raise PaddockError("This game has already started.")
-            seats = await self.store.seats(game_id)
-            if action == "join":
-                if any(s.user_id == interaction.user.id for s in seats):
-                    raise PaddockError("You are already in this game.")
-                if len(seats) >= 4:
-                    raise PaddockError("This game is full (4 players).")
-                seats.append(human_seat(len(seats), interaction.user))
-                await self.store.set_seats(game_id, seats)
-                await interaction.response.edit_message(embed=await self._lobby_embed(game_id))
-                return
-            if interaction.user.id != record.settings["host"]:
-                raise PaddockError(f"Only the host (<@{record.settings['host']}>) can start.")
-            await interaction.response.edit_message(view=None)
-        await self._begin(game_id)  # outside the lock: the first race takes it
-
-    async def _show_cards(self, interaction: discord.Interaction, game_id: int) -> None:
-        _, game, state = await play.load(self.store, game_id)
-        seats = [s.seat for s in await self._seats(game_id) if s.user_id == interaction.user.id]
-        if not seats:
+    async def show_cards(self, interaction: discord.Interaction, game_id: int) -> None:
+        loaded = await self.table.load(game_id)
+        mine = loaded.human_seat(interaction.user.id)
+        if mine is None:
             raise PaddockError("You are not in this game.")
-        view = game.seat_view(state, seats[0])["you"]
+        view = loaded.game.seat_view(loaded.state, mine.seat)["you"]
         lines, hidden = [], []
         for card in view["cards"]:
             if card["revealed"]:
@@ -451,21 +460,7 @@ class PitCog(commands.Cog):
 
     # Publishing ------------------------------------------------------------------------
 
-    async def _channel(self, record: GameRecord) -> Any:
-        assert record.channel_id is not None
-        channel = self.bot.get_channel(record.channel_id)
-        return channel or await self.bot.fetch_channel(record.channel_id)
-
-    async def _seats(self, game_id: int) -> list[Seat]:
-        """A running game's seats (fixed once it has started, so kept after the first read)."""
-        if game_id not in self._seat_cache:
-            self._seat_cache[game_id] = await self.store.seats(game_id)
-        return self._seat_cache[game_id]
-
-    async def _names(self, game_id: int) -> dict[int, str]:
-        return {s.seat: s.name for s in await self._seats(game_id)}
-
-    def _race_text(self, state: PitFormulaState, names: dict[int, str]) -> str:
+    def race_text(self, state: PitFormulaState, names: dict[int, str]) -> str:
         race = state.race
         crash = catalog().crash_cards[race.crash] if race.crash else None
         lines = [
@@ -474,7 +469,9 @@ class PitCog(commands.Cog):
             + (f": **{crash.name}**" if crash else ""),
         ]
         for i, car in enumerate(state.cars):
-            who = " & ".join(names.get(s, f"seat {s}") for s in car.seats)
+            who = " & ".join(
+                discord.utils.escape_markdown(names.get(s, f"seat {s}")) for s in car.seats
+            )
             status = (
                 f"{FLAG_NAMES[car.flag]} flag"
                 if car.flag is not None
@@ -503,94 +500,95 @@ class PitCog(commands.Cog):
             await asyncio.sleep(self.edit_interval)
             self._dirty.discard(game_id)
             try:
-                record, _, state = await play.load(self.store, game_id)
-                if state.phase != "repair" or record.status_message_id is None:
+                loaded = await self.table.load(game_id)
+                state = loaded.state
+                if state.phase != "repair" or loaded.record.status_message_id is None:
                     return
-                channel = await self._channel(record)
-                await channel.get_partial_message(record.status_message_id).edit(
-                    content="**Go!**\n" + self._race_text(state, await self._names(game_id)),
-                    attachments=[_file(await asyncio.to_thread(render_table, state), "table.png")],
+                channel = await self.table.channel_of(loaded.record)
+                await channel.get_partial_message(loaded.record.status_message_id).edit(
+                    content="**Go!**\n" + self.race_text(state, _names(loaded)),
+                    attachments=await draw([_table_image(state)]),
+                    allowed_mentions=MENTION_NONE,
                 )
             except discord.HTTPException:
                 log.warning("could not edit the race message of game %s", game_id, exc_info=True)
 
-    async def _after_race(
-        self, game_id: int, state: PitFormulaState, before: PitFormulaState
-    ) -> None:
-        try:
-            record = await self.store.load_game(game_id)
-            channel = await self._channel(record)
-            names = await self._names(game_id)
-            result = state.results[-1]
-            scores = competitor_scores(state)
-            lines = [f"🏁 Race {result.number} scored."]
-            for cr in result.cars:
-                who = " & ".join(names[s] for s in state.cars[cr.car].seats)
-                flag = f"{FLAG_NAMES[cr.flag]} flag, " if cr.flag is not None else ""
-                wrong = f"wrong: {', '.join(cr.errors)}, " if cr.errors else ""
-                lines.append(f"{who}: {flag}{wrong}{cr.points} points")
-            if result.rival is not None:
-                lines.append(f"Rival: {result.rival.points} points (total {state.rival_score})")
-            lines.append(
-                "Championship: "
-                + ", ".join(
-                    f"{' & '.join(names[s] for s in car.seats)} {car.score}" for car in state.cars
-                )
-                + f" (scores {scores})"
+    async def after_race(self, loaded: Loaded, before: PitFormulaState) -> None:
+        channel = await self.table.channel_of(loaded.record)
+        names = _names(loaded)
+        state: PitFormulaState = loaded.state  # type: ignore[assignment]
+        result = state.results[-1]
+        scores = competitor_scores(state)
+        lines = [f"🏁 Race {result.number} scored."]
+        for cr in result.cars:
+            who = " & ".join(names[s] for s in state.cars[cr.car].seats)
+            flag = f"{FLAG_NAMES[cr.flag]} flag, " if cr.flag is not None else ""
+            wrong = f"wrong: {', '.join(cr.errors)}, " if cr.errors else ""
+            lines.append(f"{discord.utils.escape_markdown(who)}: {flag}{wrong}{cr.points} points")
+        if result.rival is not None:
+            lines.append(f"Rival: {result.rival.points} points (total {state.rival_score})")
+        lines.append(
+            "Championship: "
+            + ", ".join(
+                f"{discord.utils.escape_markdown(' & '.join(names[s] for s in car.seats))} "
+                f"{car.score}"
+                for car in state.cars
             )
-            png = await asyncio.to_thread(render_scoring, state, names, board=before)
-            await channel.send("\n".join(lines), file=_file(png, "scoring.png"))
-            await self.bot.timers.cancel_for_game(game_id)
-            if state.phase == "over":
-                await self._final(record, state, names, channel)
-            else:
-                await self._next_race(game_id)
-        except Exception as exc:  # a background task: log, never lose it silently
-            log.exception("after race of game %s failed", game_id, exc_info=exc)
+            + f" (scores {scores})"
+        )
+        scoring = Image("scoring.png", lambda: render_scoring(state, names, board=before))
+        await channel.send(
+            "\n".join(lines), files=await draw([scoring]), allowed_mentions=MENTION_NONE
+        )
+        if state.phase == "over":
+            await self.final(loaded, channel)
+        else:
+            await self.store.update_game(loaded.id, published_seq=loaded.record.seq)
+            await self.next_race(loaded.id)
 
-    async def _final(
-        self, record: GameRecord, state: PitFormulaState, names: dict[int, str], channel: Any
-    ) -> None:
-        game = _game()
-        placings = game.classification(state)
+    async def final(self, loaded: Loaded, channel: Any) -> None:
+        state: PitFormulaState = loaded.state  # type: ignore[assignment]
+        names = _names(loaded)
         lines = ["🏆 **Final standings** (points, then trophy tokens, then shared):"]
-        for p in placings:
+        for p in loaded.game.classification(state):
             car = state.cars[car_of_seat(state, p.seat)]
             lines.append(
-                f"{p.place}. {names[p.seat]}: {car.score} points, {len(car.trophies)} trophies"
+                f"{p.place}. {discord.utils.escape_markdown(names[p.seat])}: {car.score} points, "
+                f"{len(car.trophies)} trophies"
             )
         if state.settings.solo:
             lines.append(f"The Rival: {state.rival_score} points.")
-        if record.league_id is not None:
-            league = await self.store.league_by_id(record.league_id)
-            table = league_points_table(league)
-            lines.append(
-                f"League points ({league.label}): "
-                + ", ".join(f"{names[p.seat]} {table.points_for(p.place)}" for p in placings)
-            )
-        await channel.send("\n".join(lines))
+        if loaded.record.league_id is not None:
+            lines.append(await self.table.league_lines(loaded))
+        await channel.send("\n".join(lines), allowed_mentions=MENTION_NONE)
+        await self.store.update_game(loaded.id, published_seq=loaded.record.seq)
 
     @commands.Cog.listener()
     async def on_pit_time_up_timer_complete(self, timer: Timer) -> None:
         assert timer.game_id is not None
-        async with self._locks[timer.game_id]:
-            record, game, state = await play.load(self.store, timer.game_id)
+        async with self.table.lock(timer.game_id):
+            loaded = await self.table.load(timer.game_id)
+            state = loaded.state
             if (
-                record.status != "running"
+                loaded.record.status != "running"
                 or state.phase != "repair"
                 or state.race.number != timer.payload["race"]
             ):
                 return
-            deadline = state.race.deadline_ms or 0
-            played = await play.act(
-                self.store,
-                record.id,
-                TimeUp(seat=game.to_act(state)[0], at_ms=deadline),
-                actor="stopwatch",
-            )
-        channel = await self._channel(record)
+            before = loaded
+            action = TimeUp(seat=loaded.game.to_act(state)[0], at_ms=state.race.deadline_ms or 0)
+            loaded, _ = await self.table.commit(loaded, action, actor="stopwatch")
+        channel = await self.table.channel_of(loaded.record)
         await channel.send("⏱ The Rival's stopwatch ran out!")
-        await self._after_race(record.id, played.state, state)
+        await self.after_race(loaded, before.state)
+
+
+def _table_image(state: PitFormulaState) -> Image:
+    return Image("table.png", lambda: render_table(state))
+
+
+def _names(loaded: Loaded) -> dict[int, str]:
+    return {seat: s.name for seat, s in loaded.seats.items()}
 
 
 def _answer(action: Any, state: PitFormulaState, seat: int) -> str:
@@ -622,17 +620,7 @@ async def _member(guild: discord.Guild | None, user_id: int) -> discord.Member |
 
 
 def _mentions(text: str) -> list[str]:
-    import re
-
     return re.findall(r"<@!?(\d+)>", text)
-
-
-def _first_line(exc: Exception) -> str:
-    text = str(exc)
-    for line in text.splitlines():
-        if line.strip().startswith("Value error,"):
-            return line.split("Value error,", 1)[1].split("[")[0].strip().capitalize() + "."
-    return text.splitlines()[0]
 
 
 async def setup(bot: PaddockBot) -> None:
