@@ -59,6 +59,9 @@ class Table(LifeCycle):
         self.presenters: dict[str, Presenter] = {}  # by rules kind
         self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
         self._recovered = False
+        # The event lines of a move's sub-steps, shown in its prompt until the move's board
+        # is posted with them all (kept in memory: after a restart, recovery replays the log).
+        self._move_lines: dict[int, list[str]] = {}
         self.fault: Callable[[str], None] = lambda point: None  # tests stop the bot here
 
     @property
@@ -358,7 +361,15 @@ class Table(LifeCycle):
         lines = [*(notes or []), *presenter.event_lines(events)]
         if start:
             lines = [*presenter.start_lines(loaded), *lines]
-        text = "\n".join(lines)[-1900:] or presenter.summary(loaded)
+        sub_step = (
+            key_before is not None
+            and presenter.move_key(loaded.state) == key_before
+            and record.prompt_message_id is not None
+            and not loaded.game.is_terminal(loaded.state)
+        )
+        if not sub_step:
+            lines = [*self._move_lines.pop(record.id, []), *lines]
+        text = _clip("\n".join(lines)) or presenter.summary(loaded)
         if loaded.game.is_terminal(loaded.state):
             await self.strip_prompt(channel, record.prompt_message_id)
             board = presenter.board(loaded, None)
@@ -373,15 +384,13 @@ class Table(LifeCycle):
         seat = presenter.acting_seat(loaded.state)
         assert seat is not None
         prompt = presenter.prompt(loaded, seat, await self.deadline(loaded))
-        if (
-            key_before is not None
-            and presenter.move_key(loaded.state) == key_before
-            and record.prompt_message_id is not None
-        ):
+        if sub_step:
             # A sub-step of the same move: the prompt is edited, no new board.
+            so_far = self._move_lines.setdefault(record.id, [])
+            so_far += lines
             try:
                 await channel.get_partial_message(record.prompt_message_id).edit(
-                    content=prompt.content,
+                    content=_clip("\n".join([*so_far, prompt.content]), keep_end=True),
                     view=view_of(*prompt.items[:25]),
                     attachments=await draw(prompt.images),
                     allowed_mentions=MENTION_NONE,
@@ -390,6 +399,8 @@ class Table(LifeCycle):
                 return
             except discord.NotFound:
                 log.info("prompt of game %s was deleted; posting a new one", record.id)
+                text = _clip("\n".join(self._move_lines.pop(record.id, [])))
+                text = text or presenter.summary(loaded)
         await self.strip_prompt(channel, record.prompt_message_id)
         board = presenter.board(loaded, seat)
         await channel.send(
@@ -452,3 +463,10 @@ class Table(LifeCycle):
                     await self.presenter(record).recover(self, loaded)
             except Exception:  # one broken game must not stop the others
                 log.exception("could not recover game #%s", record.id)
+
+
+def _clip(text: str, limit: int = 1900, *, keep_end: bool = True) -> str:
+    """Discord allows 2,000 characters: keep the newest lines (the end) of a long text."""
+    if len(text) <= limit:
+        return text
+    return "…" + text[-limit:] if keep_end else text[:limit] + "…"

@@ -319,3 +319,24 @@ async def test_option_ranges_are_declared_and_handlers_still_refuse(
         game="monopoly",
         expect="`monopoly` is not a value I can use here",
     )
+
+
+async def test_robots_setting_is_an_admin_command_shown_in_info(driver: InProcessDriver) -> None:
+    await create(driver, user=ALICE)
+    info = await driver.slash("league", "info", league="Spring Cup", user=BOB)
+    assert "by their order among members" in str(info.last.embed.fields)
+    await refused(
+        driver,
+        "league",
+        "robots",
+        league="Spring Cup",
+        places="on",
+        user=BOB,
+        expect="Only league admins",
+    )
+    done = await driver.slash("league", "robots", league="Spring Cup", places="on", user=ALICE)
+    assert "robots in a race take places" in done.content
+    league = await driver.bot.store.get_league(driver.world.guild_id, "Spring Cup")
+    assert league.robots_take_places
+    info = await driver.slash("league", "info", league="Spring Cup", user=BOB)
+    assert "robots in a race take places" in str(info.last.embed.fields)

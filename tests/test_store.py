@@ -317,3 +317,27 @@ async def test_timers_are_ordered_and_deleted(store: SqliteStore) -> None:
     assert (await store.next_timer()) == t1
     assert await store.delete_timer(t1.id) and not await store.delete_timer(t1.id)
     assert (await store.next_timer()) == t2
+
+
+@pytest.mark.parametrize(
+    ("robots_take_places", "expected"),
+    [(False, {1: 1, 2: 2}), (True, {1: 2, 2: 3})],
+)
+async def test_league_setting_decides_whether_robots_take_places(
+    store: SqliteStore, robots_take_places: bool, expected: dict[int, int]
+) -> None:
+    """A robot wins the race: by default the members score 1st and 2nd (their order among
+    members); with the league's setting on, they keep 2nd and 3rd behind the robot."""
+    league = await store.create_league(9, "Robot Cup", "waddington", "classic", [10, 8, 6], None)
+    league = await store.set_robots_take_places(league, robots_take_places)
+    for user in (1, 2):
+        await store.join_league(league, user, f"driver {user}", None)
+    rnd = await store.set_round(league, 1, "Monza", None)
+    record = await store.create_game(
+        "waddington", 1, {}, "{}", league_id=league.id, round_id=rnd.id, seats=[]
+    )
+    # (user id, place, status) of the seats people drove; the robot was 1st.
+    assert await store.record_game_results(record.id, [(1, 2, "finished"), (2, 3, "finished")])
+    members = {m.id: m.user_id for m in await store.members(league.id)}
+    got = {members[r.member_id]: r.place for r in await store.results(league.id)}
+    assert got == expected

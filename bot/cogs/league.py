@@ -240,6 +240,7 @@ class LeagueCog(commands.Cog):
         )
         done = sum(1 for r in rounds if r.status == "done")
         embed.add_field(name="Rounds", value=f"{done} of {len(rounds)} raced")
+        embed.add_field(name="Robots", value=_robots_rule(found), inline=False)
         drivers = "\n".join(
             f"<@{m.user_id}> {m.display_name}" + (f" ({m.colour})" if m.colour else "")
             for m in members[:30]
@@ -453,6 +454,30 @@ class LeagueCog(commands.Cog):
             "the standings are recounted with it."
         )
 
+    @league.command(name="robots", description="Admin: do robots in league races take places?")
+    @app_commands.describe(
+        places="on: robots keep their places (a member behind one scores less); "
+        "off (default): members are placed by their order among members"
+    )
+    @app_commands.choices(
+        places=[
+            app_commands.Choice(name="off: members by their order among members", value="off"),
+            app_commands.Choice(name="on: robots take places", value="on"),
+        ]
+    )
+    @_league_option
+    @league_admin
+    async def robots(
+        self, interaction: discord.Interaction, league: str, places: app_commands.Choice[str]
+    ) -> None:
+        found = await self._league(interaction, league)
+        updated = await self.store.set_robots_take_places(found, places.value == "on")
+        await interaction.response.send_message(
+            f"**{discord.utils.escape_markdown(updated.label)}**: {_robots_rule(updated)}. "
+            "Rounds already recorded keep their results.",
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
     @league.command(name="close-season", description="Admin: close the season (final standings)")
     @_league_option
     @league_admin
@@ -512,6 +537,12 @@ class LeagueCog(commands.Cog):
             if member.colour
             else f"{interaction.user.mention} joined **{league.label}**."
         )
+
+
+def _robots_rule(league: League) -> str:
+    if league.robots_take_places:
+        return "robots in a race take places: members score by their place among all cars"
+    return "league points go to members by their order among members (robots take none)"
 
 
 async def setup(bot: PaddockBot) -> None:
