@@ -216,3 +216,37 @@ async def test_typed_shorthand_goes_through_the_same_rules_call(
     assert slot in next(c for c in after.cars[0].cards if c.slot == card.slot).tokens
     log = await driver.bot.store.actions(record.id)
     assert log[-1].actor == str(ALICE.id) and '"kind":"fix"' in log[-1].action_json
+
+
+async def test_one_game_per_channel_and_a_lone_host_keeps_the_lobby(
+    driver: InProcessDriver,
+) -> None:
+    await driver.slash("pit", "start", players=f"<@{BOB.id}>", races=1, user=ALICE)
+    record, _, _ = await current(driver)
+    before = await dump(driver.bot.store)
+    second = await driver.slash("pit", "start", races=1, user=BOB)
+    assert second.ephemeral and f"(#{record.id}) is already on in this channel" in second.content
+    assert "/pit abandon" in second.content
+    assert await dump(driver.bot.store) == before
+    bad = await driver.slash("pit", "fix", part="t1", tokens="z9", user=BOB)
+    assert bad.ephemeral and "is not a token" in bad.content  # the running game answered
+
+    # The host abandons it (with a confirm button); then a lobby can open here.
+    asked = await driver.slash("pit", "abandon", user=ALICE)
+    assert asked.ephemeral and f"pd:pit:{record.id}:abandon" in asked.custom_ids
+    await driver.click(f"pd:pit:{record.id}:abandon", user=ALICE)
+    assert (await driver.bot.store.load_game(record.id)).status == "abandoned"
+    assert await driver.bot.store.timers(record.id) == []
+    texts = [str(m.get("content")) for m in driver.backend.messages.values()]
+    assert any("abandoned this game. No league points" in t for t in texts)
+
+    # A lone host pressing Start: the rules' reason, and the lobby stays open.
+    await driver.slash("pit", "start", races=1, user=ALICE)
+    lobby = max(g.id for g in await driver.bot.store.list_games())
+    alone = await driver.click(f"pd:pit:{lobby}:start", user=ALICE)
+    assert alone.ephemeral and "not 1" in alone.content
+    assert (await driver.bot.store.load_game(lobby)).status == "lobby"
+    assert not any(c.kind == "edit_message" or c.response_type == 7 for c in alone)
+    await driver.click(f"pd:pit:{lobby}:join", user=BOB)
+    await driver.click(f"pd:pit:{lobby}:start", user=ALICE)
+    assert (await driver.bot.store.load_game(lobby)).status == "running"
