@@ -3,8 +3,10 @@
 Shape (every game adds its own entry under "games"):
 {"calibration_ms": f, "games": {"<game>": {"move_ms": {"p50", "p99"},
  "render_ms": {"<image>": {"p50", "p99"}}, "png_bytes": {"<image>": n},
- "sim_actions_per_s": f}}, "concurrency": {"games", "p99_ms", "max_ms"},
+ "sim_actions_per_s": f}}, "concurrency": {"games", "p99_ms", "max_ms", "rss_mb"},
  "rss_mb": {"1": f, "10": f, "200": f}}
+
+"concurrency" is /f1 races on one bot (200; 20 with --quick), each getting a click at once.
 
 `move_ms` is one command through discord.py's real command tree (the in-process driver of
 the test suite's fake Discord) to the persisted state and the rendered image.
@@ -193,6 +195,74 @@ async def bench_waddington(quick: bool) -> dict[str, Any]:
         "move_ms": percentiles(moves),
         "render_ms": {"board": percentiles(board_ms), "closeup": percentiles(closeup_ms)},
         "png_bytes": {"board": len(board), "closeup": len(closeup)},
+    }
+
+
+async def bench_waddington_concurrency(quick: bool) -> dict[str, Any]:
+    """Many /f1 races on one bot, each getting a click (fed to the connection state the way
+    the gateway does): from each click to its race's last message or edit (state persisted,
+    images drawn, prompt posted). Twice: clicks spread at 20 a second (a busy league night:
+    "p99_ms"), and all at the same instant ("burst_p99_ms", bound by the CPU the images
+    take: ~20-30 ms each on 2 cores). And the RSS with all the races loaded."""
+    from rules.base import get_game
+
+    bot_helpers, _ = _driver_modules()
+    from tests import f1_driver
+    from tests.fakediscord import InProcessDriver
+    from tests.fakediscord import payloads as pl
+
+    game = get_game("waddington")
+    count = 20 if quick else 200
+    latencies: dict[str, list[float]] = {"spread": [], "burst": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        bot = bot_helpers.make_bot(Path(tmp) / "many.db")
+        async with InProcessDriver(bot, bot_helpers.world()) as driver:
+            await bot.images_warm
+            gids = [await f1_driver.start_race(driver, laps=2, robots=0) for _ in range(count)]
+            gc.collect()
+            rss = rss_mb()
+            for mode in ("spread", "burst", "spread", "burst"):
+                payloads, threads = [], {}
+                for gid in gids:
+                    _, state, seq = await f1_driver.state_of(driver, gid)
+                    if game.is_terminal(state):
+                        continue
+                    prompt = f1_driver.latest_with(driver, f"pd:f1:{gid}:act:{seq}.")
+                    assert prompt is not None
+                    custom_id = f1_driver.buttons(prompt)[0]["custom_id"]  # a public choice
+                    seat = game.to_act(state)[0]
+                    user = await f1_driver.seat_user(driver, gid, seat)
+                    payloads.append(
+                        pl.component_payload(driver.world, custom_id, message=prompt, user=user)
+                    )
+                    record = await bot.store.load_game(gid)
+                    threads[f"/channels/{record.thread_id}/"] = len(payloads) - 1
+                mark = len(driver.backend.calls)
+                start = time.perf_counter()
+                sent: dict[int, float] = {}
+                for index, payload in enumerate(payloads):
+                    if mode == "spread":
+                        await asyncio.sleep(max(0.0, start + index / 20 - time.perf_counter()))
+                    driver.backend.register_interaction(payload)
+                    sent[index] = time.perf_counter()
+                    bot._connection.parse_interaction_create(payload)
+                quiet_since, seen = time.perf_counter(), mark
+                while time.perf_counter() - quiet_since < 0.3 and time.perf_counter() - start < 60:
+                    await asyncio.sleep(0.01)
+                    if len(driver.backend.calls) != seen:
+                        seen, quiet_since = len(driver.backend.calls), time.perf_counter()
+                last: dict[int, float] = {}
+                for call in driver.backend.calls[mark:]:
+                    for prefix, index in threads.items():
+                        if prefix in call.path:
+                            last[index] = (call.at - sent[index]) * 1000
+                latencies[mode] += list(last.values())
+    return {
+        "games": count,
+        "p99_ms": percentiles(latencies["spread"])["p99"],
+        "max_ms": round(max(latencies["spread"]), 3),
+        "burst_p99_ms": percentiles(latencies["burst"])["p99"],
+        "rss_mb": rss,
     }
 
 
@@ -421,6 +491,7 @@ async def run_bench(quick: bool = False) -> dict[str, Any]:
     }
     for name, figures in bench_simulations(quick).items():
         result["games"].setdefault(name, {}).update(figures)
-    result["concurrency"] = concurrency
+    league["concurrency"] = concurrency  # standings asked in 10 leagues at once
+    result["concurrency"] = await bench_waddington_concurrency(quick)
     result["rss_mb"] = await bench_memory()
     return result
