@@ -149,9 +149,13 @@ class Presenter:
         """Right after the start was stored: post the start and the first prompt."""
         await table.advance(loaded, [], key_before=None, start=True)
 
+    async def repost(self, table: Table, loaded: Loaded) -> None:
+        """`/<game> status`: the race as it stands, with the prompt at the bottom."""
+        await table.publish(loaded, [], key_before=None)
+
     async def recover(self, table: Table, loaded: Loaded) -> None:
         """At start-up, for a game whose last action did not reach the thread."""
-        await table.advance(loaded, table.recovered_events(loaded), key_before=None)
+        await table.advance(loaded, await table.recovered_events(loaded), key_before=None)
 
 
 def timestamp(unix: float, style: str = "R") -> str:

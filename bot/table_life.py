@@ -467,7 +467,7 @@ class LifeCycle:
         await interaction.response.send_message("The race as it stands:", ephemeral=True)
         async with self.lock(record.id):
             loaded = await self.load(record.id)
-            await self.publish(loaded, [], key_before=None)
+            await self.presenter(record).repost(self, loaded)
 
 
 def _robots_drive(presenter: Presenter) -> None:

@@ -146,6 +146,16 @@ class PitPresenter(Presenter):
         # The start runs under the game's lock; the countdown and Go! take it themselves.
         self.cog.background(self.cog.next_race(loaded.id), f"pit-first-race-{loaded.id}")
 
+    async def repost(self, table: Any, loaded: Loaded) -> None:
+        if loaded.state.phase == "repair":
+            await self.cog.post_race_message(loaded, "**Go!**\n")
+        else:
+            channel = await table.channel_of(loaded.record)
+            await channel.send(
+                f"Between races: the next one starts in a moment ("
+                f"{len(loaded.state.results)} of {loaded.state.settings.races} raced)."
+            )
+
     async def recover(self, table: Any, loaded: Loaded) -> None:
         state: PitFormulaState = loaded.state  # type: ignore[assignment]
         cog = self.cog
