@@ -230,6 +230,12 @@ async def test_one_game_per_channel_and_a_lone_host_keeps_the_lobby(
     assert await dump(driver.bot.store) == before
     bad = await driver.slash("pit", "fix", part="t1", tokens="z9", user=BOB)
     assert bad.ephemeral and "is not a token" in bad.content  # the running game answered
+    status = await driver.slash("pit", "status", user=BOB)
+    reposted = [c for c in status if c.kind == "channel_message" and "**Go!**" in c.content]
+    assert len(reposted) == 1 and reposted[0].files[0].filename == "table.png"
+    assert (await driver.bot.store.load_game(record.id)).status_message_id == int(
+        reposted[0].message["id"]
+    )
 
     # The host abandons it (with a confirm button); then a lobby can open here.
     asked = await driver.slash("pit", "abandon", user=ALICE)
