@@ -82,6 +82,11 @@ class LifeCycle:
             status="lobby",
             seats=seats or [human_seat(0, interaction.user)],
         )
+        if lobby:  # a lobby nobody starts closes by itself too
+            idle = settings.get("idle_days", presenter.default_idle_days) * 86400
+            await self.bot.timers.create(
+                f"{presenter.area}_idle", self.bot.timers.clock() + idle, {}, record.id
+            )
         if not presenter.in_thread:
             if lobby:
                 await interaction.response.send_message(
@@ -257,14 +262,22 @@ class LifeCycle:
             raise PaddockError(_first_line(exc)) from None
         now = self.bot.timers.clock()
         loaded = Loaded(
-            record.model_copy(update={"status": "running", "config": config, "seq": 0}),
+            # The start counts as the players' last action, for the idle-race timer.
+            record.model_copy(
+                update={"status": "running", "config": config, "seq": 0, "last_human_at": now}
+            ),
             game,
             state,
             {s.seat: s for s in all_seats},
         )
         timers = self.timers_for(loaded, state, now, fresh=True)
         await self.store.start_game(
-            record.id, config, state.model_dump_json(), all_seats, timers=timers or []
+            record.id,
+            config,
+            state.model_dump_json(),
+            all_seats,
+            timers=timers or [],
+            human_at=now,
         )
         self.bot.timers.poke()
         if interaction is not None and not interaction.response.is_done():
@@ -343,10 +356,13 @@ class LifeCycle:
         assert timer.game_id is not None
         async with self.lock(timer.game_id):
             record = await self.store.load_game(timer.game_id)
-            if record.status != "running":
-                return
             presenter = self.presenter(record)
             idle = record.settings.get("idle_days", presenter.default_idle_days) * 86400
+            if record.status == "lobby":
+                await self._close_idle_lobby(record, idle)
+                return
+            if record.status != "running":
+                return
             if record.last_human_at is not None:
                 due = record.last_human_at + idle
                 if due > self.bot.timers.clock() + 1:
@@ -358,10 +374,20 @@ class LifeCycle:
             channel = await self.channel_of(record)
             await self.strip_prompt(channel, record.prompt_message_id)
             await channel.send(
-                f"🏳 Nobody has acted in this {presenter.noun} for {idle // 86400} days: it is "
+                f"🏳 Nobody has acted in this {presenter.noun} for {idle // 86400:.0f} days: it is "
                 "abandoned. No league points are recorded.",
                 allowed_mentions=MENTION_NONE,
             )
+
+    async def _close_idle_lobby(self, record: GameRecord, idle: float) -> None:
+        if not await self.store.end_game(record.id, from_status=("lobby",)):
+            return
+        channel = await self.channel_of(record)
+        await self.strip_prompt(channel, record.status_message_id)  # the lobby's buttons
+        await channel.send(
+            f"🏳 This lobby was not started within {idle // 86400:.0f} days: it is closed.",
+            allowed_mentions=MENTION_NONE,
+        )
 
     # Life cycle ------------------------------------------------------------------------
 

@@ -597,9 +597,10 @@ class SqliteStore:
         seats: list[Seat],
         *,
         timers: list[TimerSpec] | None = None,
+        human_at: float | None = None,
     ) -> GameRecord:
         """Move a lobby to a running game: final config, seats, the seq-0 snapshot and the
-        first timers, in one transaction."""
+        first timers, in one transaction (`human_at`: the start, for idle races)."""
         async with self.transaction() as db:
             row = await self._one("SELECT status FROM games WHERE id = ?", (game_id,))
             if row is None:
@@ -607,8 +608,9 @@ class SqliteStore:
             if row["status"] != "lobby":
                 raise LeagueError("This game has already started.")
             await db.execute(
-                "UPDATE games SET config_json = ?, status = 'running', updated_at = ? WHERE id = ?",
-                (json.dumps(config), _now(), game_id),
+                "UPDATE games SET config_json = ?, status = 'running', updated_at = ?,"
+                " last_human_at = ? WHERE id = ?",
+                (json.dumps(config), _now(), human_at, game_id),
             )
             await db.execute(
                 "INSERT INTO game_snapshots (game_id, seq, state_json, updated_at)"
