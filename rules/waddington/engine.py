@@ -105,11 +105,18 @@ def speed_options(state: WaddingtonState, car: Car) -> list[int]:
     return out
 
 
+def _certain(c: Crossing) -> bool:
+    """§I rules 30 and 32: a band crossed 60 mph or more over its safety speed, or over it
+    with the tyre wear gauge at 8, spins the car whatever the dice would say. Judged as the
+    car crossed the band: at that speed, on those tyres."""
+    return c.speed - c.safety >= 60 or c.worn
+
+
 def _spin_certain(t: TurnState, car: Car) -> bool:
-    """A band already passed this move spins the car whatever the dice say (§I rules 30
-    and 32), so §L rule 45 allows no Tactic card."""
-    worn_out = car.tyre >= catalog().race.max_tyre_wear
-    return any(c.speed - c.safety >= 60 or worn_out for c in t.pending)
+    """The car spins off this move whatever the dice say (a band already passed, §I rules 30
+    and 32, or a baulk it cannot brake for, rules 31 and 35), so §L rule 45 allows no
+    Tactic card."""
+    return t.verge_spin or any(_certain(c) for c in t.pending)
 
 
 def _reduction_refusal(car: Car, reduction: int) -> str | None:
@@ -570,6 +577,16 @@ class Waddington(Game[WaddingtonState]):
             raise IllegalAction("You can only raise your speed when baulked by a faster car.")
         start_lane = car.lane
         self._travel(s, car, d, ev, extra=False)
+        # §H rule 27, §I rules 30 and 32: every band of the path was crossed before the car
+        # reached the square where it is baulked, so it is judged at the speed set for the
+        # move and with the tyres it had then - not after matching a baulking car (§K rules
+        # 42-43).
+        t.pending = self._crossings(s, car, d.path, car.speed, t.start_dist, t.superb)
+        t.pit = d.pit
+        if any(_certain(c) for c in t.pending):
+            # it spins at the band and never reaches the baulking car (Paddock rule)
+            self._continue(s, ev)
+            return
         if d.baulked:
             blocker = s.cars[d.baulked_by] if d.baulked_by is not None else None
             stuck_off = d.steps == 0 and start_lane in (PIT_LANE, VERGE_LANE)
@@ -600,7 +617,10 @@ class Waddington(Game[WaddingtonState]):
                                 speed=b,
                             )
                         )
-                        self._spin_verge(s, car, ev)
+                        # §I rules 31 and 35; the bands it crossed first are still rolled,
+                        # then it spins where it stands (Paddock rule: the penalty of a band
+                        # is incurred where the band is crossed)
+                        t.verge_spin = True
                         self._continue(s, ev)
                         return
                     ev.append(
@@ -636,19 +656,17 @@ class Waddington(Game[WaddingtonState]):
                             speed=car.speed,
                         )
                     )
-        # bands are judged at the speed on the speedometer after the move (Paddock rule)
-        t.pending = self._crossings(s, car, d.path, car.speed, t.start_dist, t.superb)
-        t.pit = d.pit
         self._continue(s, ev)
 
     @staticmethod
     def _crossings(
         s: WaddingtonState, car: Car, path: list, speed: int, base_dist: int, superb: bool
     ) -> list[Crossing]:
-        """Bands of `path` over the safety speed; `base_dist` is the car's distance before
-        the path's first square."""
+        """Bands of `path` over the safety speed, crossed at `speed` with the car's present
+        tyre wear; `base_dist` is the car's distance before the path's first square."""
         out = []
         cat = catalog()
+        worn = car.tyre >= cat.race.max_tyre_wear
         passes = band_passes(cat, path, speed, superb)
         if not passes:
             return out
@@ -664,6 +682,7 @@ class Waddington(Game[WaddingtonState]):
                     safety=p.safety,
                     speed=speed,
                     dist=base_dist + idx[(p.row, p.lane)] + 1,
+                    worn=worn,
                 )
             )
         return out
@@ -711,6 +730,8 @@ class Waddington(Game[WaddingtonState]):
                 t.window_done = True
             if self._resolve(s, car, ev):
                 return
+        if t.verge_spin and not t.spun:
+            self._spin_verge(s, car, ev)
         if t.pit and not t.spun:
             self._pit_stop(s, car, ev)
         elif soft and not t.spun and not t.window_done and self._window_options(s, car):
@@ -741,7 +762,7 @@ class Waddington(Game[WaddingtonState]):
                 ev.append(_ev("band", f"{head}: 60 mph or more over, spins off.", **base))
                 self._spin_corner(s, car, c, ev)
                 break
-            if car.tyre >= cat.race.max_tyre_wear:  # §I rule 32
+            if c.worn:  # §I rule 32
                 ev.append(_ev("band", f"{head} on worn-out tyres (8): spins off.", **base))
                 self._spin_corner(s, car, c, ev)
                 break
@@ -770,7 +791,15 @@ class Waddington(Game[WaddingtonState]):
                 break
             car.tyre = min(cat.race.max_tyre_wear, car.tyre + pen.tyre)
             car.brake = min(cat.race.max_brake_wear, car.brake + pen.brake)
+            self._wear_later_bands(t, car)
         return False
+
+    @staticmethod
+    def _wear_later_bands(t: TurnState, car: Car) -> None:
+        """A band's penalty is paid where the band is crossed (§H rules 28-29): when it takes
+        the tyre wear gauge to 8, the bands crossed after it were crossed on worn-out tyres."""
+        if car.tyre >= catalog().race.max_tyre_wear:
+            t.pending = [c.model_copy(update={"worn": True}) for c in t.pending]
 
     def _soft_spin(self, s: WaddingtonState, car: Car, take: bool, ev: list[Event]) -> None:
         t = s.turn
@@ -780,6 +809,7 @@ class Waddington(Game[WaddingtonState]):
         t.throw = []
         if take:
             car.tyre = min(catalog().race.max_tyre_wear, car.tyre + 2)
+            self._wear_later_bands(t, car)
             ev.append(
                 _ev(
                     "soft_spin",

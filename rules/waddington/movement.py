@@ -172,7 +172,7 @@ def find_destinations(
             pit=sq[1] == PIT_LANE and len(path) > 0,
         )
         if baulked:
-            blocker = _baulker(cat, cars, seat, sq, reached == 0)
+            blocker = _baulker(cat, cars, seat, sq)
             d.baulked = True
             if blocker is not None:
                 d.baulked_by = blocker.seat
@@ -182,12 +182,13 @@ def find_destinations(
     return out
 
 
-def _baulker(cat: Catalog, cars: list, seat: int, sq: Square, from_start: bool):
-    """The car that stops a baulked car at `sq`: the one straight ahead, else the slowest."""
+def _baulker(cat: Catalog, cars: list, seat: int, sq: Square):
+    """The car that stops a baulked car at `sq`: the one straight ahead, else the slowest of
+    those diagonally ahead. From the pit (beside lane 0) or the verge (beside lane 2) only
+    the lane beside it is diagonally ahead (§G rule 22)."""
     r, ln = sq
     nr = (r + 1) % cat.length
-    off = ln in (PIT_LANE, VERGE_LANE)
-    lanes = range(3) if (off and from_start) else [x for x in (ln - 1, ln, ln + 1) if 0 <= x < 3]
+    lanes = [x for x in (ln - 1, ln, ln + 1) if 0 <= x < 3]
     ahead = None
     cands = []
     for c in cars:

@@ -50,8 +50,9 @@ class Crossing(Model):
     lane: int
     corner: str
     safety: int
-    speed: int
+    speed: int  # the speed the car crossed the band at (before any baulking, §K rules 42-43)
     dist: int  # the car's distance when it entered the band row
+    worn: bool = False  # tyre wear gauge at its maximum of 8 when the band was crossed
 
 
 class TurnState(Model):
@@ -65,6 +66,7 @@ class TurnState(Model):
     pit: bool = False
     spun: bool = False
     pending: list[Crossing] = []
+    verge_spin: bool = False  # baulked beyond the bands and cannot brake: spins after the dice
     choice: Crossing | None = None  # the crossing whose 3/11 spin awaits the soft choice
     throw: list[int] = []
 

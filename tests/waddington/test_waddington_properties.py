@@ -50,10 +50,10 @@ def check_step(before, after, events) -> None:
         seat = e.data["seat"]
         start = before.cars[seat]
         prev = (start.row, start.lane)
-        for i, (r, ln) in enumerate(e.data["path"]):
+        for r, ln in e.data["path"]:
             assert r == (prev[0] + 1) % L, "every step advances one row"
-            off = prev[1] in (-1, 3)
-            assert off and i == 0 or ln == -1 or abs(ln - prev[1]) <= 1, "never sideways"
+            # §G rule 22, also for the first step out of the pit or off the verge
+            assert abs(ln - prev[1]) <= 1, "straight ahead or diagonally, never sideways"
             prev = (r, ln)
     for b, a in zip(before.cars, after.cars, strict=True):
         if a.dist < b.dist:  # only a corner spin sends a car back, to its Spin Off Point

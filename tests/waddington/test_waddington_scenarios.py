@@ -656,3 +656,188 @@ def test_gauge_cards_take_no_square():
     st, _ = play(st, SetSpeed(seat=0, speed=40), Move(seat=0, to=(42, 1)))
     with pytest.raises(IllegalAction, match="takes no square"):
         GAME.apply(st, PlayTactic(seat=0, card=care, to=(43, 1)))
+
+
+# --- review: a red band is judged where it is crossed, not after baulking ------------------
+#
+# §H rule 27: "When a car has been moved the full number of spaces shown on the speedometer,
+# and has passed over or come to rest on a red band, if it has exceeded the safety speed
+# shown, the two dice must be thrown."
+# §I: "A car always spins off in the following circumstances : 30. (1) When a red corner band
+# is crossed at a speed of 60mph or more above the safety speed. ... 32. (3) When a red corner
+# band is crossed at any speed over the safety speed, and the tyre wear gauge is at its
+# maximum of 8."
+# §K rule 42: "If the car baulking you is travelling at a lower speed than your own car you
+# must reduce the speed on your speedometer to equal that of the car in front."
+# The band is crossed before the car reaches the square where it is baulked, so it is judged
+# at the speed (and on the tyres) the car crossed it with.
+
+
+def _wall(row, speed, colours=("Orange", "Green", "Yellow")):
+    """Three cars side by side across `row`, all at `speed`: nothing gets past."""
+    return [{"colour": c, "row": row, "lane": i, "speed": speed} for i, c in enumerate(colours)]
+
+
+def test_rule_30_band_crossed_60_over_spins_even_if_baulked_beyond_it():
+    # 140 mph over Copse's outer lane (safe at 80) is +60; the wall at row 15 baulks the car
+    # at row 14, behind cars at 40 mph.
+    st = build([{"colour": "Red", "row": 8, "lane": 2, "speed": 140}, *_wall(15, 40)])
+    st, _ = play(st, SetSpeed(seat=0, speed=140))
+    d = next(d for d in GAME.destinations(st, 0) if d.to == (14, 2))
+    assert d.baulked and d.baulk_speed == 40
+    assert [(b.corner, b.excess) for b in d.bands] == [("Copse Corner", 60)]  # the prompt's warning
+    rng_before = st.rng.model_copy()
+    st, ev = play(st, Move(seat=0, to=(14, 2)))
+    car = st.cars[0]
+    band = kinds(ev, "band")
+    assert len(band) == 1 and band[0].data["speed"] == 140 and band[0].data["excess"] == 60
+    assert "60 mph or more over, spins off" in band[0].text
+    assert (car.row, car.lane, car.speed, car.spun_at, car.dist) == (12, 3, 0, "Copse Corner", 12)
+    # it spun at the band and never reached the baulking cars: no matching, no braking wear
+    assert kinds(ev, "baulk") == [] and (car.brake, car.tyre) == (0, 0)
+    assert st.rng == rng_before  # a certain spin throws no dice
+
+
+def test_rule_32_worn_tyres_over_the_safety_speed_spin_even_if_baulked_beyond_the_band():
+    # tyre wear 8, 100 mph over Copse's outer lane (+20); the wall at row 13 (cars at 80)
+    # stops the car on the band itself.
+    st = build([{"colour": "Red", "row": 8, "lane": 2, "speed": 100, "tyre": 8}, *_wall(13, 80)])
+    st, _ = play(st, SetSpeed(seat=0, speed=100))
+    rng_before = st.rng.model_copy()
+    st, ev = play(st, Move(seat=0, to=(12, 2)))
+    car = st.cars[0]
+    band = kinds(ev, "band")
+    assert len(band) == 1 and band[0].data["speed"] == 100 and band[0].data["excess"] == 20
+    assert "worn-out tyres" in band[0].text
+    assert (car.lane, car.speed, car.spun_at) == (3, 0, "Copse Corner")
+    assert st.rng == rng_before
+
+
+def test_band_crossed_below_60_over_is_rolled_at_the_crossing_speed_when_baulked():  # rule 27
+    # 120 mph over Copse's outer lane is +40 (the rulebook's own example); slowed to 80 by
+    # the baulk afterwards, the band is still rolled in the +40 column.
+    st = build([{"colour": "Red", "row": 8, "lane": 2, "speed": 120}, *_wall(14, 80)], throws=[9])
+    st, ev = play(st, SetSpeed(seat=0, speed=120), Move(seat=0, to=(13, 2)))
+    band = kinds(ev, "band")
+    assert len(band) == 1 and band[0].data["column"] == "+40" and band[0].data["throw"] == 9
+    car = st.cars[0]
+    assert (car.row, car.lane, car.speed) == (13, 2, 80)
+    assert (car.tyre, car.brake) == (1, 2)  # 9 at +40: tyre 1, brake 1; 120 -> 80: brake 1
+
+
+def test_rule_43_raising_speed_after_the_band_does_not_change_how_it_was_taken():
+    # Set 100 (+20 over Copse's outer lane), baulked on the band by cars at 140: raising to
+    # 140 (§K rule 43) happens after the band, which was crossed at 100, not at +60.
+    st = build([{"colour": "Red", "row": 8, "lane": 2, "speed": 80}, *_wall(13, 140)], throws=[12])
+    st, _ = play(st, SetSpeed(seat=0, speed=100))
+    assert Move(seat=0, to=(12, 2), raise_to_match=True) in GAME.legal_actions(st, 0)
+    st, ev = play(st, Move(seat=0, to=(12, 2), raise_to_match=True))
+    band = kinds(ev, "band")
+    assert len(band) == 1 and band[0].data["speed"] == 100 and band[0].data["excess"] == 20
+    car = st.cars[0]
+    assert kinds(ev, "spin") == [] and (car.row, car.lane, car.speed) == (12, 2, 140)
+
+
+def test_rule_32_tyres_worn_out_by_the_baulk_after_the_band_do_not_make_it_a_spin():
+    # Tyre wear 7 when the car crosses Copse at +20; the baulk beyond it (100 -> 40, a
+    # reduction of 60: brake 2, tyre 1) takes the gauge to 8 only afterwards: the band is
+    # rolled for (a 12: no penalty), not a certain spin.
+    st = build(
+        [{"colour": "Red", "row": 8, "lane": 2, "speed": 100, "tyre": 7}, *_wall(13, 40)],
+        throws=[12],
+    )
+    st, ev = play(st, SetSpeed(seat=0, speed=100), Move(seat=0, to=(12, 2)))
+    band = kinds(ev, "band")
+    assert len(band) == 1 and band[0].data["throw"] == 12
+    car = st.cars[0]
+    assert kinds(ev, "spin") == []
+    assert (car.row, car.lane, car.speed, car.tyre, car.brake) == (12, 2, 40, 8, 2)
+
+
+def test_rules_30_and_35_a_certain_spin_at_the_band_comes_before_a_baulking_spin():
+    # No brakes left: the baulk at row 14 would spin the car to the verge there (§I rules 31
+    # and 35), but it already spun at Copse's band at +60 (rule 30), onto the Spin Off Point.
+    st = build([{"colour": "Red", "row": 8, "lane": 2, "speed": 140, "brake": 5}, *_wall(15, 40)])
+    st, ev = play(st, SetSpeed(seat=0, speed=140), Move(seat=0, to=(14, 2)))
+    car = st.cars[0]
+    assert len(kinds(ev, "spin")) == 1
+    assert (car.row, car.lane, car.spun_at, car.dist) == (12, 3, "Copse Corner", 12)
+
+
+@pytest.mark.parametrize(("throw", "where"), [(4, (13, "verge")), (3, (12, "Copse Corner"))])
+def test_rules_27_and_35_a_band_before_a_baulking_spin_is_still_rolled(throw, where):
+    # No brakes left, +40 over Copse, then baulked at row 13 by cars at 40: the band's dice
+    # are thrown first (4: tyre wear 2, then the baulking spin to the verge at row 13;
+    # 3: a spin at Copse, onto its Spin Off Point, before the car reaches the baulk).
+    st = build(
+        [{"colour": "Red", "row": 8, "lane": 2, "speed": 120, "brake": 5}, *_wall(14, 40)],
+        throws=[throw],
+    )
+    st, ev = play(st, SetSpeed(seat=0, speed=120), Move(seat=0, to=(13, 2)))
+    car = st.cars[0]
+    assert [b.data["throw"] for b in kinds(ev, "band")] == [throw]
+    assert len(kinds(ev, "spin")) == 1
+    assert (car.row, car.spun_at) == where and car.lane == 3 and car.speed == 0
+    assert car.tyre == (2 if throw == 4 else 0)
+    assert st.turn.seat != 0
+
+
+def test_no_tactic_card_when_a_baulking_spin_is_certain():  # rule 45
+    extra = card_of_type("extra_move", squares=1)
+    st = build(
+        [
+            {"colour": "Red", "row": 8, "lane": 2, "speed": 120, "brake": 5, "hand": [extra]},
+            *_wall(14, 40),
+        ],
+        throws=[12],
+    )
+    st, ev = play(st, SetSpeed(seat=0, speed=120), Move(seat=0, to=(13, 2)))
+    assert st.turn.seat != 0 and extra in st.cars[0].hand
+    assert st.cars[0].spun_at == "verge"
+
+
+# --- review: leaving the pit, a Spin Off Point or the verge ---------------------------------
+#
+# §G rule 22: "Movement is always in a forward direction; straight ahead or diagonally, but
+# never sideways." Rule 24: "No car may 'jump over' another." §K rule 44: "If a car is
+# baulked in the pit or in a spin off point, he may bring his speedometer up to 60mph,
+# although he may be unable to move".
+
+
+def test_one_car_beside_the_pit_exit_baulks_a_car_in_its_pit():  # rules 22, 24 and 44
+    pit_row = CAT.pit_row_of[1]  # Yellow's pit, beside row 64, on the inside of lane 0
+    st = build(
+        [
+            {"colour": "Yellow", "row": pit_row, "lane": -1, "speed": 0},
+            {"colour": "Orange", "row": pit_row + 1, "lane": 0, "speed": 100},
+            {"colour": "Green", "row": pit_row + 1, "lane": 2, "speed": 20},
+        ]
+    )
+    st, _ = play(st, SetSpeed(seat=0, speed=60))
+    # lanes 1 and 2 of the next row are open, but only lane 0 is diagonally ahead of the pit
+    dests = GAME.destinations(st, 0)
+    assert [(d.to, d.steps, d.baulked, d.baulked_by) for d in dests] == [
+        ((pit_row, -1), 0, True, 1)
+    ]
+    st, ev = play(st, Move(seat=0, to=(pit_row, -1)))
+    assert "baulked by Orange" in kinds(ev, "baulk")[0].text
+    assert (st.cars[0].lane, st.cars[0].speed) == (-1, 60)
+
+
+def test_the_first_step_out_of_the_pit_is_diagonal_into_the_inside_lane():  # rule 22
+    pit_row = CAT.pit_row_of[1]
+    st = build([{"colour": "Yellow", "row": pit_row, "lane": -1, "speed": 0}, FAR])
+    st, _ = play(st, SetSpeed(seat=0, speed=20))
+    assert [d.to for d in GAME.destinations(st, 0)] == [(pit_row + 1, 0)]
+
+
+def test_a_car_on_the_verge_is_baulked_by_the_car_diagonally_ahead():  # rules 22 and 44
+    st = build(
+        [
+            {"colour": "Red", "row": 12, "lane": 3, "speed": 0, "spun_at": "Copse Corner"},
+            {"colour": "Blue", "row": 13, "lane": 2, "speed": 100},
+            {"colour": "Black", "row": 13, "lane": 0, "speed": 20},
+        ]
+    )
+    st, _ = play(st, SetSpeed(seat=0, speed=60))
+    assert [(d.to, d.baulked_by) for d in GAME.destinations(st, 0)] == [((12, 3), 1)]
