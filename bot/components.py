@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.errors import report_error
+from rules.errors import PaddockError
 from store.models import Seat
 
 if TYPE_CHECKING:
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 
 Handler = Callable[[discord.Interaction, int, str, str | None], Awaitable[None]]
 
+INVALID_BUTTON = "This button is no longer valid."
 TEMPLATE = (
     r"pd:(?P<area>[a-z0-9]+):(?P<ref>\d+):(?P<action>[a-z0-9_-]+)(?::(?P<arg>[A-Za-z0-9_.-]+))?"
 )
@@ -95,8 +97,8 @@ class PaddockButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEM
         bot: PaddockBot = interaction.client  # type: ignore[assignment]
         handler = bot.component_routes.get(self.area)
         try:
-            if handler is None:
-                raise LookupError(f"no handler for button area {self.area!r}")
+            if handler is None:  # forged, or an area this bot no longer serves
+                raise PaddockError(INVALID_BUTTON)
             await handler(interaction, self.ref, self.action, self.arg)
         except Exception as exc:  # one error path for components too
             await report_error(interaction, exc)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.components import view_of
+from bot.components import INVALID_BUTTON, view_of
 from bot.presenter import REMINDER_AT, Image, Loaded, Presenter
 from bot.table_life import MENTION_NONE, LifeCycle, mention_only
 from rules.base import Action, Event, GameState, get_game
@@ -41,7 +41,7 @@ class InvalidButton(PaddockError):
     """A forged or stale button: another server's or channel's game, or one that is gone."""
 
     def __init__(self) -> None:
-        super().__init__("This button is no longer valid.")
+        super().__init__(INVALID_BUTTON)
 
 
 async def draw(images: list[Image]) -> list[discord.File]:

@@ -62,7 +62,11 @@ class GamesCog(commands.Cog):
             return f"**{title}** #{record.id} in {where}: lobby, waiting for the start"
         loaded = await table.load(record.id)
         mine = loaded.human_seat(user_id)
-        seat_text = f"you drive {discord.utils.escape_markdown(mine.name)}" if mine else "you"
+        seat_text = (
+            f"you drive {discord.utils.escape_markdown(mine.name)}"
+            if mine
+            else "your car was handed to a robot"
+        )
         if mine is not None and mine.autopilot:
             seat_text += " (autopilot)"
         game = get_game(record.kind)
