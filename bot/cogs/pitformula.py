@@ -441,7 +441,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             self.background(self.after_race(loaded, before.state), f"pit-after-race-{game_id}")
         else:
             self._mark_dirty(game_id)
-        return _answer(action, loaded.state, mine.seat)
+        return _answer(action, loaded.state, mine.seat, played.events)
 
     async def show_cards(self, interaction: discord.Interaction, game_id: int) -> None:
         loaded = await self.table.load(game_id)
@@ -601,7 +601,7 @@ def _names(loaded: Loaded) -> dict[int, str]:
     return {seat: s.name for seat, s in loaded.seats.items()}
 
 
-def _answer(action: Any, state: PitFormulaState, seat: int) -> str:
+def _answer(action: Any, state: PitFormulaState, seat: int, events: list[Any]) -> str:
     car = state.cars[car_of_seat(state, seat)]
     if isinstance(action, Fix):
         return (
@@ -609,7 +609,9 @@ def _answer(action: Any, state: PitFormulaState, seat: int) -> str:
             f"{_repairs_text(missing_repairs(car)) if state.phase == 'repair' else '-'}."
         )
     if isinstance(action, TakeFlag):
-        return f"You took the {FLAG_NAMES[car.flag] if car.flag is not None else ''} flag."
+        # The last flag ends the race and the table is reset: the event says which it was.
+        taken = next((e.data["flag"] for e in events if e.kind == "flag"), car.flag)
+        return f"You took the {FLAG_NAMES[taken]} flag." if taken is not None else "Done."
     if isinstance(action, Reveal):
         return f"Turned over {', '.join(action.cards)}: see `My cards`."
     return "Done."
