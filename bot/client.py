@@ -51,7 +51,9 @@ class PaddockBot(commands.Bot):
     ) -> None:
         intents = discord.Intents.default()
         intents.message_content = settings.message_content
-        options.setdefault("allowed_mentions", discord.AllowedMentions(everyone=False, roles=False))
+        # Nobody is pinged unless a message names them (AllowedMentions(users=[...])): a
+        # `<@id>` typed into a league or driver name must not ping anyone.
+        options.setdefault("allowed_mentions", discord.AllowedMentions.none())
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents,

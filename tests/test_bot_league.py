@@ -340,3 +340,12 @@ async def test_robots_setting_is_an_admin_command_shown_in_info(driver: InProces
     assert league.robots_take_places
     info = await driver.slash("league", "info", league="Spring Cup", user=BOB)
     assert "robots in a race take places" in str(info.last.embed.fields)
+
+
+async def test_a_mention_typed_into_a_name_pings_nobody(driver: InProcessDriver) -> None:
+    created = await create(driver, name=f"<@{BOB.id}> Cup", user=ALICE)
+    assert f"<@{BOB.id}>" in created.content
+    allowed = created.last.json.get("allowed_mentions") or created.last.json["data"].get(
+        "allowed_mentions"
+    )
+    assert allowed == {"parse": []}  # Discord pings nobody for this message
