@@ -585,7 +585,12 @@ def render_scoring(
             anchor="lm",
             max_width=150,
         )
-        if cr.missing:
+        if cr.penalized:
+            draw_text(d, (lx + 52, cy + 16), "penalised", 16, BAD, bold=True, anchor="lm")
+        elif result.winner == cr.car:
+            # a passed gold flag can win the race with required cards still empty
+            draw_text(d, (lx + 52, cy + 16), "race winner", 16, GOOD, bold=True, anchor="lm")
+        elif cr.missing:
             miss = ", ".join(f"{n} {p}" + ("s" if n > 1 else "") for p, n in cr.missing.items())
             draw_text(
                 d,
@@ -597,10 +602,6 @@ def render_scoring(
                 anchor="lm",
                 max_width=150,
             )
-        elif cr.penalized:
-            draw_text(d, (lx + 52, cy + 16), "penalised", 16, BAD, bold=True, anchor="lm")
-        elif result.winner == cr.car:
-            draw_text(d, (lx + 52, cy + 16), "race winner", 16, GOOD, bold=True, anchor="lm")
         # cards
         cards = {cs.slot: cs for cs in board.cars[cr.car].cards} if board is not None else {}
         for slot in CARD_SLOTS:

@@ -636,11 +636,16 @@ def score_race(state: PitFormulaState) -> RaceResult:
     if st.solo:
         return _score_solo(state, judged[0], missing[0], spares[0])
 
-    # check order: flag holders from gold down, then the cars without a flag that had every
-    # required repair in place (Paddock rule: in the order they got there), then the rest
+    # source: '3. Counting the score': a player who made a mistake is penalised and never
+    # receives a flag. A mistake is a card repaired wrongly; an empty card only for a player
+    # who took a flag while it was required ("Cards left empty are not considered wrong").
     def penalized(i: int) -> bool:
-        return bool(judged[i][1]) or bool(missing[i])
+        return bool(judged[i][1]) or (state.cars[i].flag is not None and bool(missing[i]))
 
+    # a lost flag "must be passed to the player in the next place": the flag holders from gold
+    # down, then the cars without a flag. Paddock rule (the rulebook has no retiring and no
+    # order among cars without a flag): a car that retired receives no flag; the others come
+    # in the order they had every required repair in place, then the rest by car number.
     holders = sorted(
         (c for c in range(len(state.cars)) if state.cars[c].flag is not None),
         key=lambda c: state.cars[c].flag or 0,
@@ -649,11 +654,9 @@ def score_race(state: PitFormulaState) -> RaceResult:
         (
             c
             for c in range(len(state.cars))
-            if state.cars[c].flag is None
-            and not state.cars[c].retired
-            and state.cars[c].done_seq is not None
+            if state.cars[c].flag is None and not state.cars[c].retired
         ),
-        key=lambda c: state.cars[c].done_seq or 0,
+        key=lambda c: (state.cars[c].done_seq is None, state.cars[c].done_seq or 0, c),
     )
     receivers = [c for c in holders + waiting if not penalized(c)]
     in_play = len(race.flags_taken)

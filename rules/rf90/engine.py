@@ -417,8 +417,11 @@ def check_off_track_pay(car: Car, pay: OffTrackPay | None) -> None:
 def go_off_track(ctx: Ctx, car: Car, corner_section: int, pay: OffTrackPay | None = None) -> None:
     """Phase E off-track resolution at this corner: pay, then wait at the re-entry point.
 
-    A player pays the tyres with the cards named in `pay` (at most the tyres due), then chips,
-    then the lowest cards; the card symbol with `pay.discard` or the lowest card.
+    The card symbol (EXP) takes its card first, since a car with no card for it is out:
+    `pay.discard`, else the lowest card not named for tyres, else the lowest card (Paddock
+    rule). A player then pays the tyres with the other cards named in `pay` (at most the tyres
+    due), then chips, then the lowest cards left; tyres still unpaid become damage discs
+    (Paddock rule, as in phase C). The symbol's card is discarded after the other payments.
     """
     off = ctx.track.sections[corner_section].off_track
     if off is None:
@@ -426,24 +429,28 @@ def go_off_track(ctx: Ctx, car: Car, corner_section: int, pay: OffTrackPay | Non
         return
     ctx.ev("off_track", f"{car.name} goes off track at section {corner_section}.", car=car.id)
     if not car.is_robot:
+        named = [c for c in (pay.tyre_cards if pay else []) if c in car.hand]
+        symbol: int | None = None  # the card kept back for the card symbol
+        if off.cost.cards and car.hand:
+            if pay is not None and pay.discard in car.hand:
+                symbol = pay.discard
+            else:
+                pool = [c for c in car.hand if c not in named] or car.hand
+                symbol = min(pool, key=lambda c: (ctx.cards[c].mp, c))
         tyres = off.cost.tyres
-        chosen = [c for c in (pay.tyre_cards if pay else []) if c in car.hand]
-        for cid in chosen[:tyres]:
+        for cid in [c for c in named if c != symbol][:tyres]:
             car.hand.remove(cid)
             discard(ctx, cid)
             tyres -= 1
-        pay_tyres_auto(ctx, car, tyres)
+        pay_tyres_auto(ctx, car, tyres, keep=symbol)
         if car.running and off.cost.damage:
             take_damage(ctx, car, off.cost.damage)
         if car.running and off.cost.cards:
-            if not car.hand:
+            if symbol is None:
                 retire(ctx, car, "retired", "off track with no card left to discard")
                 return
-            worst = min(car.hand, key=lambda c: (ctx.cards[c].mp, c))
-            if pay is not None and pay.discard in car.hand:
-                worst = pay.discard
-            car.hand.remove(worst)
-            discard(ctx, worst)
+            car.hand.remove(symbol)
+            discard(ctx, symbol)
     if not car.running:
         return
     if car.id in ctx.s.sections[car.section]:
@@ -460,13 +467,14 @@ def no_move(ctx: Ctx, car: Car) -> None:
     ctx.ev("move", f"{car.name} moves 0 section(s).", car=car.id, mp=0, steps=0, turn=ctx.s.turn)
 
 
-def pay_tyres_auto(ctx: Ctx, car: Car, n: int) -> None:
-    """Pay tyres with chips first, then the lowest cards; what is left becomes damage."""
+def pay_tyres_auto(ctx: Ctx, car: Car, n: int, keep: int | None = None) -> None:
+    """Pay tyres with chips first, then the lowest cards but `keep`; what is left becomes
+    damage."""
     chips = min(car.chips, n)
     car.chips -= chips
     n -= chips
-    while n > 0 and car.hand:
-        worst = min(car.hand, key=lambda c: (ctx.cards[c].mp, c))
+    while n > 0 and (usable := [c for c in car.hand if c != keep]):
+        worst = min(usable, key=lambda c: (ctx.cards[c].mp, c))
         car.hand.remove(worst)
         discard(ctx, worst)
         n -= 1

@@ -190,10 +190,11 @@ def test_flag_passing_with_a_chain_of_errors():
 
 
 def test_penalised_player_never_receives_a_new_flag_and_unclaimable_flag_is_unscored():
+    # NEVER_RULE and NOBODY_RULE: seat 2 took no flag but repaired t1 wrongly, a mistake
     state = start(new({"players": 3}), "sudden-rain", trophy="TR11")
     state = repair_tyres(state, 0, wrong=("t2",))
     state = repair_tyres(state, 1)
-    state = repair(state, 2, "t1")  # seat 2 has not finished: cannot receive a flag
+    state = repair(state, 2, "t1", wrong=True)
     state = flag(state, 0)
     state = flag(state, 1)
     r = scored(state)
@@ -204,17 +205,90 @@ def test_penalised_player_never_receives_a_new_flag_and_unclaimable_flag_is_unsc
 
 
 def test_flag_nobody_can_take_returns_unscored_and_no_trophy():
+    # NOBODY_RULE: the opponent, who would be next, made a mistake (NEVER_RULE)
     state = new({"players": 2})
     four_tyres(state, 0)
     state = start(state, "sudden-rain")
     stack = list(state.trophy_stack)
+    state = repair(state, 1, "t1", wrong=True)
     state = fix(state, 0, "t1", ["T7"])  # only one tyre of four: taking the flag is an error
     state = flag(state, 0)
     r = scored(state)
     assert r.winner is None and r.unscored_flags == [0] and r.trophy is None
     assert r.cars[0].penalized and r.cars[0].missing == {"tyre": 3}
+    assert r.cars[1].flag is None and r.cars[1].errors == ["t1"]
     assert r.cars[0].points == 1  # still a point for the correct tyre
     assert state.trophy_stack == stack
+
+
+def test_a_retired_player_never_receives_a_flag():
+    # Paddock rule (the rulebook has no retiring): `retire` stops a crew for the race, and a
+    # crew that stopped receives no flag, so here the gold flag scores nothing
+    state = new({"players": 2})
+    four_tyres(state, 0)
+    state = start(state, "sudden-rain")
+    state = act(state, Retire(seat=1))
+    state = fix(state, 0, "t1", ["T7"])
+    state = flag(state, 0)
+    r = scored(state)
+    assert r.winner is None and r.unscored_flags == [0] and r.cars[1].flag is None
+
+
+# --- passing a lost flag (source: '3. Counting the score for the race') ----------------------
+
+PASS_RULE = (
+    "If there is any mistake (marked with the error symbol, a boxed X), the player who made it"
+    " is penalized and loses his flag marker, which must be passed to the player in the next"
+    " place."
+)
+EMPTY_RULE = (
+    "Cards left empty are not considered wrong. However, if an empty card is one of the crash"
+    " card requirements, and the player mistakenly took a flag marker, it is considered an error."
+)
+NEVER_RULE = "If a player has been penalized he must never receive a new marker."
+NOBODY_RULE = (
+    "If the marker cannot be given to anyone, it returns to the center of the table and no one"
+    " scores points for it."
+)
+
+
+def test_two_players_a_gold_flag_taken_with_nothing_repaired_passes_to_the_opponent():
+    # PASS_RULE and EMPTY_RULE: the leader grabs the only flag at once, which is an error; the
+    # opponent made no mistake (their empty cards are not wrong) and is in the next place
+    state = start(new({"players": 2}), "sudden-rain", trophy="TR05")  # gold 3
+    state = flag(state, 0)
+    r = scored(state)
+    by = {c.car: c for c in r.cars}
+    assert by[0].penalized and by[0].flag is None and by[0].missing == {"tyre": 4}
+    assert by[1].flag == 0 and not by[1].penalized and by[1].missing == {"tyre": 4}
+    assert r.winner == 1 and r.trophy == "TR05" and r.unscored_flags == []
+    assert by[1].flag_points == 3 and by[1].points == 3 and by[0].points == 0
+    assert state.cars[1].trophies == ["TR05"] and state.starter == 1
+
+
+def test_pit_crew_a_gold_flag_taken_with_nothing_repaired_passes_to_the_other_car():
+    # the doubles game is a 2-car game with one flag: PASS_RULE as with two players
+    state = start(new({"mode": "pitcrew", "players": 4}), "sudden-rain", trophy="TR05")
+    state = flag(state, 1)  # car 0's second seat takes gold with nothing repaired
+    r = scored(state)
+    assert r.winner == 1 and r.cars[1].flag == 0 and r.cars[0].penalized
+    assert state.cars[1].trophies == ["TR05"] and GAME.to_act(state) == [2, 3]
+
+
+def test_a_flag_passes_to_a_player_without_a_flag_who_made_no_mistake():
+    # PASS_RULE and EMPTY_RULE: gold errs, silver moves up, and silver goes to the third player,
+    # who took no flag and left required cards empty, but made no mistake
+    state = start(new({"players": 3}), "sudden-rain", trophy="TR11")  # 5 / 3 / 2
+    state = repair_tyres(state, 0, wrong=("t2",))
+    state = repair_tyres(state, 1)
+    state = repair(state, 2, "t1")
+    state = flag(state, 0)
+    state = flag(state, 1)
+    r = scored(state)
+    by = {c.car: c for c in r.cars}
+    assert by[0].flag is None and by[1].flag == 0 and by[2].flag == 1
+    assert r.unscored_flags == [] and by[2].missing == {"tyre": 3}
+    assert by[2].flag_points == 3 and by[2].points == 3 + 1
 
 
 def test_spare_part_penalties_and_never_negative():

@@ -218,18 +218,51 @@ def test_the_card_symbol_can_be_paid_with_a_chosen_card():
         _turn(spec, bad, [draw_b, check])
 
 
-def test_running_wide_at_corner_5_with_no_card_left_is_out_of_the_race():
-    # the green +3 is Blue's only card: after playing it Blue holds just the phase B draw;
-    # with no chip, that card pays the off-track tyre and nothing is left for the card symbol
+# EXP, "Off-track Discard Card symbol": "If you go off-track at one of these locations you will
+# have to discard one card from your hand in addition to any other payment requested. [...] If
+# you have no cards left in your hand and you must discard a card, then your car is out of the
+# race." docs/rules/rf90.md: "the named `discard` pays the card symbol".
+
+
+def _last_card_at_corner_5(pay: OffTrackPay | None):
+    """Blue has no chip and plays its only card, a green +3 that fails its check in the chicane
+    (1 tyre, 1 damage and the card symbol): it holds just the phase B draw."""
     green3 = card("green", 3)
     draw_b = _cf_card(1, 99, {green3, QUAL_50})
     check = _cf_card(60, 99, {green3, QUAL_50, draw_b})
     spec = [{"name": "Blue", "seat": 0, "section": 10, "hand": [green3], "chips": 0}]
     spec[0]["qual_card"] = QUAL_50
-    state, events = _turn(spec, PlayCards(seat=0, cards=[green3]), [draw_b, check])
+    play = PlayCards(seat=0, cards=[green3], off_track_pay=pay(draw_b) if pay else None)
+    state, _ = _turn(spec, play, [draw_b, check])
+    return state, draw_b
+
+
+def test_the_card_named_for_the_card_symbol_pays_it_and_the_unpaid_tyre_is_damage():
+    # the named card pays the card symbol, so Blue still had a card to discard and stays in the
+    # race; the tyre it can pay with neither chips nor cards becomes a damage disc (Paddock rule)
+    state, draw_b = _last_card_at_corner_5(lambda c: OffTrackPay(discard=c))
     car = state.cars[0]
-    assert car.status == "retired" and car.hand == []
-    assert state.pending is None
+    assert car.status == "running" and car.off_track and car.section == 11
+    assert car.hand == [] and draw_b in state.race_discard
+    assert car.chips == 0 and car.damage == 1 + 1  # the unpaid tyre + the printed damage
+    assert state.pending is not None and state.pending.phase == "E"
+
+
+def test_paid_automatically_the_last_card_pays_the_card_symbol_not_a_tyre():
+    # automatic payment (Paddock rule) keeps the car in the race the same way: the card symbol
+    # takes the last card, and the tyre becomes a damage disc
+    state, draw_b = _last_card_at_corner_5(None)
+    car = state.cars[0]
+    assert car.status == "running" and car.off_track and car.section == 11
+    assert car.hand == [] and car.chips == 0 and car.damage == 2
+
+
+def test_a_card_named_for_tyres_pays_the_card_symbol_when_it_is_the_last_card():
+    # Paddock rule: the card symbol is paid first, since a car without a card for it is out;
+    # the tyre it was named for becomes a damage disc
+    state, draw_b = _last_card_at_corner_5(lambda c: OffTrackPay(tyre_cards=[c]))
+    car = state.cars[0]
+    assert car.status == "running" and car.hand == [] and car.damage == 2
 
 
 def test_a_passed_green_check_in_the_corner_moves_normally():
