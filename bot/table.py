@@ -62,6 +62,7 @@ class Table(LifeCycle):
         # The event lines of a move's sub-steps, shown in its prompt until the move's board
         # is posted with them all (kept in memory: after a restart, recovery replays the log).
         self._move_lines: dict[int, list[str]] = {}
+        self._deadlines: dict[int, float | None] = {}  # game id -> its turn timeout
         self.fault: Callable[[str], None] = lambda point: None  # tests stop the bot here
 
     @property
@@ -233,7 +234,9 @@ class Table(LifeCycle):
             expected_seq=loaded.record.seq,
             loaded=(loaded.record, loaded.game, loaded.state),
             seats=list(loaded.seats.values()),
-            timers=lambda state: self.timers_for(loaded, state, now, human=human),
+            timers=lambda state: self.armed(
+                loaded.id, self.timers_for(loaded, state, now, human=human)
+            ),
             human_at=now if human else None,
         )
         record = loaded.record.model_copy(
@@ -331,11 +334,21 @@ class Table(LifeCycle):
         return channel or await self.bot.fetch_channel(channel_id)
 
     async def deadline(self, loaded: Loaded) -> float | None:
-        area = self.presenter(loaded.record).area
-        for timer in await self.store.timers(loaded.id):
-            if timer.event == f"{area}_timeout":
-                return timer.due_at
-        return None
+        """When the seat to act runs out of time (kept from the timers this process wrote;
+        read from the database after a restart)."""
+        if loaded.id not in self._deadlines:
+            area = self.presenter(loaded.record).area
+            timers = await self.store.timers(loaded.id)
+            due = [t.due_at for t in timers if t.event == f"{area}_timeout"]
+            self._deadlines[loaded.id] = due[0] if due else None
+        return self._deadlines[loaded.id]
+
+    def armed(self, game_id: int, timers: list[TimerSpec] | None) -> list[TimerSpec] | None:
+        """Note the deadline among timers about to be stored (None: the old ones stay)."""
+        if timers is not None:
+            due = [t.due_at for t in timers if t.event.endswith("_timeout")]
+            self._deadlines[game_id] = due[0] if due else None
+        return timers
 
     async def strip_prompt(self, channel: Any, message_id: int | None) -> None:
         """A superseded prompt loses its buttons (it may have been deleted: no matter)."""
@@ -403,13 +416,15 @@ class Table(LifeCycle):
                 text = text or presenter.summary(loaded)
         await self.strip_prompt(channel, record.prompt_message_id)
         board = presenter.board(loaded, seat)
-        await channel.send(
-            text, files=await draw([board] if board else []), allowed_mentions=MENTION_NONE
+        # The board and the prompt's images are drawn at once (Pillow lets go of the GIL).
+        board_files, prompt_files = await asyncio.gather(
+            draw([board] if board else []), draw(prompt.images)
         )
+        await channel.send(text, files=board_files, allowed_mentions=MENTION_NONE)
         message = await channel.send(
             prompt.content,
             view=view_of(*prompt.items[:25]),
-            files=await draw(prompt.images),
+            files=prompt_files,
             allowed_mentions=mention_only(prompt.ping),
         )
         await self.store.update_game(

@@ -270,7 +270,7 @@ class LifeCycle:
             state,
             {s.seat: s for s in all_seats},
         )
-        timers = self.timers_for(loaded, state, now, fresh=True)
+        timers = self.armed(record.id, self.timers_for(loaded, state, now, fresh=True))
         await self.store.start_game(
             record.id,
             config,
@@ -478,7 +478,7 @@ class LifeCycle:
                 # Back in control mid-turn: a prompt with a clock of its own.
                 now = self.bot.timers.clock()
                 timers = self.timers_for(loaded, loaded.state, now, fresh=True)
-                await self.store.replace_game_timers(record.id, timers or [])
+                await self.store.replace_game_timers(record.id, self.armed(record.id, timers) or [])
                 self.bot.timers.poke()
                 await self.publish(loaded, [], key_before=None)
 
