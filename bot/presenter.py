@@ -61,7 +61,7 @@ class Prompt:
     content: str
     items: list[discord.ui.Item[Any]] = field(default_factory=list)
     images: list[Image] = field(default_factory=list)
-    ping: int | None = None  # the user this prompt means to ping
+    pings: list[int] = field(default_factory=list)  # the users this prompt means to ping
 
 
 class Presenter:
@@ -103,10 +103,21 @@ class Presenter:
 
     # The race --------------------------------------------------------------------------
 
+    def waiting_seats(self, state: GameState) -> list[int]:
+        """The seats the game waits for now: one in turn, several for simultaneous picks
+        (e.g. qualification), none when it is over."""
+        return self.game.to_act(state)
+
     def acting_seat(self, state: GameState) -> int | None:
-        """The seat whose turn it is (None when nobody's, e.g. the game is over)."""
-        to_act = self.game.to_act(state)
-        return to_act[0] if to_act else None
+        """The first seat the game waits for (None when nobody's, e.g. the game is over)."""
+        waiting = self.waiting_seats(state)
+        return waiting[0] if waiting else None
+
+    def act_token(self, loaded: Loaded, seat: int) -> str:
+        """What an `act` button carries besides the action's index, checked at the click: by
+        default the sequence number (any later action makes the button stale). A game with
+        simultaneous picks makes it depend on the seat's own options only."""
+        return str(loaded.record.seq)
 
     def move_key(self, state: GameState) -> Hashable:
         """What identifies the move under way: a change means a move was completed (one
@@ -129,8 +140,9 @@ class Presenter:
         """The image posted once per completed move (None: text only)."""
         return None
 
-    def prompt(self, loaded: Loaded, seat: int, deadline: float | None) -> Prompt:
-        """The public prompt for the seat to act, its buttons offering only legal actions."""
+    def prompt(self, loaded: Loaded, seats: list[int], deadline: float | None) -> Prompt:
+        """The public prompt for the seats to act, its buttons offering only legal actions
+        (and nothing that depends on a hand)."""
         raise NotImplementedError
 
     def finish(self, loaded: Loaded) -> tuple[list[str], Image | None]:

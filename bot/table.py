@@ -142,13 +142,23 @@ class Table(LifeCycle):
         presenter = self.presenter(loaded.record)
         if loaded.record.status != "running":
             raise PaddockError(f"This {presenter.noun} is over.")
-        seat = presenter.acting_seat(loaded.state)
-        if seat is None:
+        waiting = presenter.waiting_seats(loaded.state)
+        if not waiting:
             raise PaddockError(f"This {presenter.noun} is over.")
         mine = loaded.human_seat(user_id)
-        if mine is None or mine.seat != seat:
-            raise NotYourTurn(f"It's not your turn: {loaded.name(seat)} is to act.")
-        return seat
+        if mine is None or mine.seat not in waiting:
+            names = ", ".join(loaded.name(s) for s in waiting)
+            raise NotYourTurn(
+                f"It's not your turn: {names} {'is' if len(waiting) == 1 else 'are'} to act."
+            )
+        return mine.seat
+
+    @staticmethod
+    def robot_drives(loaded: Loaded, seat: int) -> bool:
+        """A robot plays this seat: a robot car, a driver replaced or on autopilot, or a
+        seat the table does not know (the engine's own robots)."""
+        driver = loaded.seats.get(seat)
+        return driver is None or driver.driven_by_robot
 
     async def game_here(
         self, interaction: discord.Interaction, presenter: Presenter, *, running: bool = True
@@ -186,15 +196,16 @@ class Table(LifeCycle):
     async def act_button(
         self, interaction: discord.Interaction, presenter: Presenter, game_id: int, arg: str
     ) -> None:
-        """`act:<seq>.<index>`: the index-th legal action offered at sequence number seq."""
-        seq_text, _, index_text = arg.partition(".")
-        if not (seq_text.isdigit() and index_text.isdigit()):
+        """`act:<token>.<index>`: the index-th legal action offered when the presenter's
+        act token (by default the sequence number) was `token`."""
+        token, _, index_text = arg.partition(".")
+        if not (token.isalnum() and index_text.isdigit()):
             raise InvalidButton()
-        seq, index = int(seq_text), int(index_text)
+        index = int(index_text)
         async with self.lock(game_id):
             loaded = await self.load(game_id)
             seat = self.acting_seat(loaded, interaction.user.id)
-            if seq != loaded.record.seq:
+            if token != presenter.act_token(loaded, seat):
                 raise PaddockError(
                     "That choice is out of date: the race has moved on. Use the newest message."
                 )
@@ -272,10 +283,10 @@ class Table(LifeCycle):
         idle_days = settings.get("idle_days", presenter.default_idle_days)
         timers = [TimerSpec(event=f"{presenter.area}_idle", due_at=last + idle_days * 86400)]
         timers += presenter.race_timers(state, now)
-        seat = presenter.acting_seat(state)
-        if presenter.turn_timers and seat is not None and not before.seats[seat].driven_by_robot:
+        seats = [s for s in presenter.waiting_seats(state) if not self.robot_drives(before, s)]
+        if presenter.turn_timers and seats:
             limit = settings.get("turn_seconds", 86400)
-            payload = {"seat": seat, "key": str(key), "deadline": now + limit}
+            payload = {"seats": seats, "key": str(key), "deadline": now + limit}
             timers.append(
                 TimerSpec(
                     event=f"{presenter.area}_reminder",
@@ -302,11 +313,14 @@ class Table(LifeCycle):
         presenter = self.presenter(loaded.record)
         events = list(events)
         while not loaded.game.is_terminal(loaded.state) and loaded.record.status == "running":
-            seat = presenter.acting_seat(loaded.state)
-            if seat is None or not loaded.seats[seat].driven_by_robot:
+            robots = [
+                s for s in presenter.waiting_seats(loaded.state) if self.robot_drives(loaded, s)
+            ]
+            if not robots:
                 break
-            driver = loaded.seats[seat]
-            actor = "robot" if driver.robot else f"autopilot:{driver.user_id}"
+            seat = robots[0]
+            driver = loaded.seats.get(seat)
+            actor = "autopilot:" + str(driver.user_id) if driver and driver.autopilot else "robot"
             action = loaded.game.robot_action(loaded.state, seat)
             loaded, played = await self.commit(loaded, action, actor, by_robot=True)
             events += played.events
@@ -394,9 +408,8 @@ class Table(LifeCycle):
                 record.id, published_seq=record.seq, prompt_message_id=None
             )
             return
-        seat = presenter.acting_seat(loaded.state)
-        assert seat is not None
-        prompt = presenter.prompt(loaded, seat, await self.deadline(loaded))
+        seats = presenter.waiting_seats(loaded.state)
+        prompt = presenter.prompt(loaded, seats, await self.deadline(loaded))
         if sub_step:
             # A sub-step of the same move: the prompt is edited, no new board.
             so_far = self._move_lines.setdefault(record.id, [])
@@ -415,7 +428,7 @@ class Table(LifeCycle):
                 text = _clip("\n".join(self._move_lines.pop(record.id, [])))
                 text = text or presenter.summary(loaded)
         await self.strip_prompt(channel, record.prompt_message_id)
-        board = presenter.board(loaded, seat)
+        board = presenter.board(loaded, presenter.acting_seat(loaded.state))
         # The board and the prompt's images are drawn at once (Pillow lets go of the GIL).
         board_files, prompt_files = await asyncio.gather(
             draw([board] if board else []), draw(prompt.images)
@@ -425,7 +438,7 @@ class Table(LifeCycle):
             prompt.content,
             view=view_of(*prompt.items[:25]),
             files=prompt_files,
-            allowed_mentions=mention_only(prompt.ping),
+            allowed_mentions=mention_only(*prompt.pings),
         )
         await self.store.update_game(
             record.id, published_seq=record.seq, prompt_message_id=message.id

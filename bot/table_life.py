@@ -290,66 +290,71 @@ class LifeCycle:
 
     # Timers ----------------------------------------------------------------------------
 
-    async def _waiting(self, timer: Timer) -> Loaded | None:
-        """The game of a turn timer, if that seat is still to act on that move."""
+    async def _waiting(self, timer: Timer) -> tuple[Loaded, list[int]] | None:
+        """The game of a turn timer and the seats of the timer still to act on that move."""
         assert timer.game_id is not None
         try:
             loaded = await self.load(timer.game_id)
         except (NotFound, PaddockError):
             return None
         presenter = self.presenter(loaded.record)
-        if (
-            loaded.record.status != "running"
-            or presenter.acting_seat(loaded.state) != timer.payload.get("seat")
-            or str(presenter.move_key(loaded.state)) != timer.payload.get("key")
-        ):
+        if loaded.record.status != "running" or str(
+            presenter.move_key(loaded.state)
+        ) != timer.payload.get("key"):
             return None
-        return loaded
+        waiting = presenter.waiting_seats(loaded.state)
+        # "seat": timers stored before simultaneous picks existed
+        seats = timer.payload.get("seats") or [timer.payload.get("seat")]
+        late = [s for s in seats if s in waiting and not self.robot_drives(loaded, s)]
+        return (loaded, late) if late else None
 
     async def on_reminder(self, timer: Timer) -> None:
-        loaded = await self._waiting(timer)
-        if loaded is None:
+        found = await self._waiting(timer)
+        if found is None:
             return
-        seat = loaded.seats[timer.payload["seat"]]
-        if seat.driven_by_robot:
-            return
+        loaded, seats = found
+        users = [loaded.seats[s].user_id for s in seats]
         presenter = self.presenter(loaded.record)
         deadline = timestamp(timer.payload.get("deadline", timer.due_at))
+        who = ", ".join(f"<@{u}>" for u in users if u is not None)
         text = (
-            f"⏰ <@{seat.user_id}>, your move in {presenter.noun} #{loaded.id} "
+            f"⏰ {who}, your move in {presenter.noun} #{loaded.id} "
             f"({presenter.title}): the robot drives for you {deadline}."
         )
         channel = await self.channel_of(loaded.record)
-        await channel.send(text, allowed_mentions=mention_only(seat.user_id))
-        if seat.user_id is not None and await self.store.dm_reminders(seat.user_id):
-            try:
-                user = self.bot.get_user(seat.user_id) or await self.bot.fetch_user(seat.user_id)
-                await user.send(f"{text}\n{channel.jump_url}", allowed_mentions=MENTION_NONE)
-            except discord.HTTPException:
-                log.info("could not DM a reminder to %s", seat.user_id)
+        await channel.send(text, allowed_mentions=mention_only(*users))
+        for user_id in users:
+            if user_id is not None and await self.store.dm_reminders(user_id):
+                try:
+                    user = self.bot.get_user(user_id) or await self.bot.fetch_user(user_id)
+                    await user.send(f"{text}\n{channel.jump_url}", allowed_mentions=MENTION_NONE)
+                except discord.HTTPException:
+                    log.info("could not DM a reminder to %s", user_id)
 
     async def on_timeout(self, timer: Timer) -> None:
         assert timer.game_id is not None
         async with self.lock(timer.game_id):
-            loaded = await self._waiting(timer)
-            if loaded is None:
+            found = await self._waiting(timer)
+            if found is None:
                 return
+            loaded, seats = found
             presenter = self.presenter(loaded.record)
-            seat = timer.payload["seat"]
             key = presenter.move_key(loaded.state)
-            driver = loaded.seats[seat]
             events: list[Event] = []
-            while (
-                not loaded.game.is_terminal(loaded.state)
-                and presenter.acting_seat(loaded.state) == seat
-                and presenter.move_key(loaded.state) == key
-            ):
-                action = loaded.game.robot_action(loaded.state, seat)
-                loaded, played = await self.commit(
-                    loaded, action, f"timeout:{driver.user_id}", by_robot=True
-                )
-                events += played.events
-            note = f"⏱ {driver.name} ran out of time: the robot drove this move."
+            for seat in seats:  # the seat policy decides for each driver still to act
+                driver = loaded.seats[seat]
+                while (
+                    not loaded.game.is_terminal(loaded.state)
+                    and seat in presenter.waiting_seats(loaded.state)
+                    and presenter.move_key(loaded.state) == key
+                ):
+                    action = loaded.game.robot_action(loaded.state, seat)
+                    loaded, played = await self.commit(
+                        loaded, action, f"timeout:{driver.user_id}", by_robot=True
+                    )
+                    events += played.events
+            names = ", ".join(loaded.name(s) for s in seats)
+            note = f"⏱ {names} ran out of time: the robot decided for them."
             await self.advance(loaded, events, key_before=key, notes=[note])
 
     async def on_idle(self, timer: Timer) -> None:
@@ -474,7 +479,7 @@ class LifeCycle:
             )
             if on:
                 await self._robot_to_act(loaded, seat.seat)
-            elif presenter.acting_seat(loaded.state) == seat.seat:
+            elif seat.seat in presenter.waiting_seats(loaded.state):
                 # Back in control mid-turn: a prompt with a clock of its own.
                 now = self.bot.timers.clock()
                 timers = self.timers_for(loaded, loaded.state, now, fresh=True)
@@ -485,7 +490,7 @@ class LifeCycle:
     async def _robot_to_act(self, loaded: Loaded, seat: int) -> None:
         """A seat just handed to the robot plays at once if it is to act."""
         presenter = self.presenter(loaded.record)
-        if loaded.record.status == "running" and presenter.acting_seat(loaded.state) == seat:
+        if loaded.record.status == "running" and seat in presenter.waiting_seats(loaded.state):
             await self.advance(loaded, [], key_before=presenter.move_key(loaded.state))
 
     async def status(self, interaction: discord.Interaction, record: GameRecord) -> None:

@@ -247,7 +247,7 @@ async def test_kill_between_commit_and_prompt_is_recovered_at_start_up(tmp_path:
                         "f1_timeout",
                     ]
                     turn = [t for t in timers if t.event != "f1_idle"]
-                    assert all(t.payload["seat"] == seat for t in turn)
+                    assert all(t.payload["seats"] == [seat] for t in turn)
                     assert all(t.payload["key"] == str(PRESENTER.move_key(state)) for t in turn)
                     (timeout,) = [t for t in timers if t.event == "f1_timeout"]
                     assert f"<t:{int(timeout.due_at)}:R>" in posted[0].message["content"]

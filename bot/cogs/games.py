@@ -70,14 +70,15 @@ class GamesCog(commands.Cog):
         if mine is not None and mine.autopilot:
             seat_text += " (autopilot)"
         game = get_game(record.kind)
-        acting = presenter.acting_seat(loaded.state) if presenter else None
-        if acting is None:
+        waiting = presenter.waiting_seats(loaded.state) if presenter else []
+        if not waiting:
             to_act = game.to_act(loaded.state)
             turn = "everyone at once" if len(to_act) > 1 else "nobody"
-        elif mine is not None and acting == mine.seat:
+        elif mine is not None and mine.seat in waiting:
             turn = "**your turn**"
         else:
-            turn = f"{discord.utils.escape_markdown(loaded.name(acting))} to act"
+            names = ", ".join(discord.utils.escape_markdown(loaded.name(s)) for s in waiting)
+            turn = f"{names} to act"
         deadline = await table.deadline(loaded)
         due = f", due {timestamp(deadline)}" if deadline else ""
         return f"**{title}** #{record.id} in {where}: {seat_text}; {turn}{due}"

@@ -111,8 +111,8 @@ class PitPresenter(Presenter):
             config.update(mode="solo", rival=s["rival"])
         return config
 
-    def acting_seat(self, state: GameState) -> int | None:
-        return None  # everyone repairs at once: no seat's turn
+    def waiting_seats(self, state: GameState) -> list[int]:
+        return []  # everyone repairs at once, in real time: no turns to wait for
 
     def move_key(self, state: Any) -> Any:
         return (state.race.number, state.phase)

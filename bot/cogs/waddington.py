@@ -137,7 +137,8 @@ class WaddingtonPresenter(Presenter):
             lambda: render_board(state, highlight_seat=highlight),  # type: ignore[arg-type]
         )
 
-    def prompt(self, loaded: Loaded, seat: int, deadline: float | None) -> Prompt:
+    def prompt(self, loaded: Loaded, seats: list[int], deadline: float | None) -> Prompt:
+        (seat,) = seats  # one car moves at a time
         game = loaded.game
         state: WaddingtonState = loaded.state  # type: ignore[assignment]
         record = loaded.record
@@ -167,7 +168,7 @@ class WaddingtonPresenter(Presenter):
                     AREA,
                     record.id,
                     "act",
-                    f"{record.seq}.{index}",
+                    f"{self.act_token(loaded, seat)}.{index}",
                     style=style,
                 )
             )
@@ -203,7 +204,7 @@ class WaddingtonPresenter(Presenter):
         )
         due = f" · the robot drives {timestamp(deadline)}" if deadline else ""
         content = f"{who}, {_car_label(state, seat)}: {heading}.\n{_dashboard(state, seat)}{due}"
-        return Prompt(content, buttons, images, ping=driver.user_id)
+        return Prompt(content, buttons, images, pings=[driver.user_id] if driver.user_id else [])
 
     def finish(self, loaded: Loaded) -> tuple[list[str], Image]:
         state: WaddingtonState = loaded.state  # type: ignore[assignment]
