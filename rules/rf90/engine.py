@@ -826,11 +826,9 @@ class RF90(Game[RF90State]):
         s.yellow_flags = []
         for car in s.cars:
             car.mark = None
-        lead = leader(ctx)
+        # No list of cars is set aside at the turn start: the cars in front of the leader in its
+        # section play last only while the Leader token stays there (see `activation_pieces`).
         s.deferred = []
-        if lead is not None and not s.cars[lead].off_track:
-            lst = s.sections[s.cars[lead].section]
-            s.deferred = lst[: lst.index(lead)]  # lapped cars in front of the leader (FAS case 3)
         for tok in s.robot_tokens:
             if tok.done or tok.turn != s.turn:
                 continue
@@ -906,8 +904,14 @@ class RF90(Game[RF90State]):
     def activation_pieces(self, ctx: Ctx) -> tuple[int | None, list[tuple[int, list[int]]]]:
         """The leader and the (sub)sections in activation order, each with its cars front first.
 
-        The Leader token splits its section: the leader and the cars behind come first, the cars
-        in front of the leader (lapped cars) come last (rf90-how-to-play, FAS third case).
+        Always from where the Leader token is now (rf90-how-to-play, Activate Section: "The next
+        section to be activated is the section immediately behind the leader that contains cars
+        that have not yet been activated"): the leader's section, then each section behind it
+        round the track. The Leader token splits its section (FAS third case): the leader and the
+        cars behind come first, the cars in front of the leader (lapped cars) come last, being
+        behind everybody else. Once the leader has left that section ("When the Leader moves to
+        another section ..."), its cars, lapped ones included, are one section behind the new
+        FAS and play in their order when it is reached.
         """
         s = ctx.s
         lead = leader(ctx)
@@ -938,13 +942,17 @@ class RF90(Game[RF90State]):
         if s.cars[lead].mark is None:  # first activation of the FAS: only the leader plays
             self._start_activation(ctx, s.cars[lead].section)
             return lead
-        for sec, cars in pieces:
-            unmoved = [c for c in cars if s.cars[c].mark is None and c not in s.deferred]
+        lsec = s.cars[lead].section
+        for i, (sec, cars) in enumerate(pieces):
+            unmoved = [c for c in cars if s.cars[c].mark is None]
             if not unmoved:
                 continue
-            fresh = sec != s.active_section or lead != s.active_leader
+            # the part of the leader's section in front of the leader (lapped cars) is the last
+            # piece; it is activated on its own, marked by no leader (FAS third case)
+            by = None if i > 0 and sec == lsec and i == len(pieces) - 1 else lead
+            fresh = sec != s.active_section or by != s.active_leader
             if fresh:  # a new activation (a restart from a new leader activates again)
-                s.active_section, s.active_leader = sec, lead
+                s.active_section, s.active_leader = sec, by
                 self._start_activation(ctx, sec)
             on_track = [c for c in unmoved if not s.cars[c].off_track]
             if (
@@ -958,13 +966,6 @@ class RF90(Game[RF90State]):
                 s.duel = Duel(section=sec, order=on_track)
                 return DUEL
             return unmoved[0]
-        for cid in s.deferred:
-            if s.cars[cid].running and s.cars[cid].mark is None:
-                sec = s.cars[cid].section
-                if s.active_section != sec or s.active_leader is not None:
-                    s.active_section, s.active_leader = sec, None  # the part ahead of the leader
-                    self._start_activation(ctx, sec)
-                return cid
         return None
 
     def _start_activation(self, ctx: Ctx, section: int) -> None:

@@ -391,14 +391,17 @@ def test_fas_case_2_leader_overtaken_new_fas():
     assert state.cars[1].section > state.cars[0].section  # B is the new leader
 
 
-def test_fas_case_3_lapped_car_in_front_of_the_leader_plays_last():
+def test_fas_case_3_lapped_car_in_front_of_the_leader_plays_once_the_leader_has_left():
     # L (lapped, lap 0) stands in front of leader A (lap 1) in section 5; B is in section 2.
+    # A moves on to section 8: section 5 is then "the section immediately behind the leader
+    # that contains cars that have not yet been activated", before section 2 (more in
+    # test_rf90_activation_order.py).
     order, _ = _robots(
         "barcelona",
         [("L", "slow", 5, 0), ("A", "fast", 5, 1), ("B", "slow", 2, 1)],
         27,
     )
-    assert order == [1, 2, 0]
+    assert order == [1, 0, 2]
 
 
 # --- Duels (how-to-play, Duel Procedures and Resolution) ----------------------------------------
