@@ -28,6 +28,7 @@ def board_renderers() -> dict[str, Callable[[Any], bytes]]:
 def warm_all() -> None:
     """Draw each kind of image once, so that fonts, sprites and static layers are cached
     before the first player waits for one (the first draw of each costs up to a second)."""
+    from renderer.rf90 import warm_caches as warm_rf90
     from renderer.standings import StandingsLine, render_standings
     from renderer.waddington import warm_caches
     from rules.base import get_game
@@ -48,3 +49,4 @@ def warm_all() -> None:
         game = get_game(name)
         render(game.new_game(1, game.simulation_config()))
     warm_caches()
+    warm_rf90()  # both tracks, every section's close-up, the cockpit
