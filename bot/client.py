@@ -22,7 +22,13 @@ from store import SqliteStore
 
 log = logging.getLogger("paddock")
 
-COGS = ("bot.cogs.league", "bot.cogs.waddington", "bot.cogs.pitformula", "bot.cogs.games")
+COGS = (
+    "bot.cogs.league",
+    "bot.cogs.waddington",
+    "bot.cogs.pitformula",
+    "bot.cogs.rf90",
+    "bot.cogs.games",
+)
 
 # What the invite URL in README.md asks for; a test keeps the two in step.
 REQUIRED_PERMISSIONS = discord.Permissions(

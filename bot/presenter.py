@@ -78,6 +78,7 @@ class Presenter:
     in_thread: ClassVar[bool] = True  # False: played in the channel itself
     turn_timers: ClassVar[bool] = True  # a reminder and a timeout for each move
     robots_drive: ClassVar[bool] = True  # False: no turns a robot could take (real time)
+    play_forced: ClassVar[bool] = False  # a decision with one legal action plays itself
     default_idle_days: ClassVar[int] = 7
 
     @property
@@ -136,8 +137,8 @@ class Presenter:
     def event_lines(self, events: list[Event]) -> list[str]:
         return [e.text for e in events if e.text]
 
-    def board(self, loaded: Loaded, highlight: int | None) -> Image | None:
-        """The image posted once per completed move (None: text only)."""
+    def board(self, loaded: Loaded, highlight: int | None) -> Image | list[Image] | None:
+        """The image(s) posted once per completed move (None: text only)."""
         return None
 
     def prompt(self, loaded: Loaded, seats: list[int], deadline: float | None) -> Prompt:

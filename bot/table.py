@@ -201,7 +201,20 @@ class Table(LifeCycle):
         token, _, index_text = arg.partition(".")
         if not (token.isalnum() and index_text.isdigit()):
             raise InvalidButton()
-        index = int(index_text)
+        await self.act_index(interaction, presenter, game_id, token, int(index_text))
+
+    async def act_index(
+        self,
+        interaction: discord.Interaction,
+        presenter: Presenter,
+        game_id: int,
+        token: str,
+        index: int,
+        *,
+        done: str = "Played.",
+    ) -> None:
+        """The index-th of the user's legal actions, if the act token still holds; an
+        ephemeral message it came from (a hand, a cockpit) is answered with `done`."""
         async with self.lock(game_id):
             loaded = await self.load(game_id)
             seat = self.acting_seat(loaded, interaction.user.id)
@@ -219,7 +232,7 @@ class Table(LifeCycle):
                 loaded, options[index], actor=str(interaction.user.id), human=True
             )
             if interaction.message is not None and interaction.message.flags.ephemeral:
-                await interaction.edit_original_response(content="Played.", view=None)
+                await interaction.edit_original_response(content=done, view=None, attachments=[])
             await self.advance(loaded, played.events, key_before=key_before)
 
     # Acting ----------------------------------------------------------------------------
@@ -313,11 +326,16 @@ class Table(LifeCycle):
         presenter = self.presenter(loaded.record)
         events = list(events)
         while not loaded.game.is_terminal(loaded.state) and loaded.record.status == "running":
-            robots = [
-                s for s in presenter.waiting_seats(loaded.state) if self.robot_drives(loaded, s)
-            ]
-            if not robots:
+            waiting = presenter.waiting_seats(loaded.state)
+            robots = [s for s in waiting if self.robot_drives(loaded, s)]
+            forced = self.forced(loaded, waiting) if not robots else None
+            if not robots and forced is None:
                 break
+            if forced is not None:  # nothing to decide: no need to wait days for a click
+                seat, action = forced
+                loaded, played = await self.commit(loaded, action, "forced")
+                events += played.events
+                continue
             seat = robots[0]
             driver = loaded.seats.get(seat)
             actor = "autopilot:" + str(driver.user_id) if driver and driver.autopilot else "robot"
@@ -326,6 +344,16 @@ class Table(LifeCycle):
             events += played.events
         await self.publish(loaded, events, key_before=key_before, start=start, notes=notes)
         return loaded
+
+    def forced(self, loaded: Loaded, waiting: list[int]) -> tuple[int, Action] | None:
+        """A waiting seat whose only legal action is forced, for games that play those."""
+        if not self.presenter(loaded.record).play_forced:
+            return None
+        for seat in waiting:
+            options = loaded.game.legal_actions(loaded.state, seat)
+            if len(options) == 1:
+                return seat, options[0]
+        return None
 
     async def recovered_events(self, loaded: Loaded) -> list[Event]:
         """The events of the actions that never reached the thread, by replaying the log."""
@@ -399,10 +427,8 @@ class Table(LifeCycle):
         text = _clip("\n".join(lines)) or presenter.summary(loaded)
         if loaded.game.is_terminal(loaded.state):
             await self.strip_prompt(channel, record.prompt_message_id)
-            board = presenter.board(loaded, None)
-            await channel.send(
-                text, files=await draw([board] if board else []), allowed_mentions=MENTION_NONE
-            )
+            boards = _images(presenter.board(loaded, None))
+            await channel.send(text, files=await draw(boards), allowed_mentions=MENTION_NONE)
             await self.post_finish(loaded, channel)
             await self.store.update_game(
                 record.id, published_seq=record.seq, prompt_message_id=None
@@ -428,11 +454,9 @@ class Table(LifeCycle):
                 text = _clip("\n".join(self._move_lines.pop(record.id, [])))
                 text = text or presenter.summary(loaded)
         await self.strip_prompt(channel, record.prompt_message_id)
-        board = presenter.board(loaded, presenter.acting_seat(loaded.state))
+        boards = _images(presenter.board(loaded, presenter.acting_seat(loaded.state)))
         # The board and the prompt's images are drawn at once (Pillow lets go of the GIL).
-        board_files, prompt_files = await asyncio.gather(
-            draw([board] if board else []), draw(prompt.images)
-        )
+        board_files, prompt_files = await asyncio.gather(draw(boards), draw(prompt.images))
         await channel.send(text, files=board_files, allowed_mentions=MENTION_NONE)
         message = await channel.send(
             prompt.content,
@@ -498,3 +522,9 @@ def _clip(text: str, limit: int = 1900, *, keep_end: bool = True) -> str:
     if len(text) <= limit:
         return text
     return "…" + text[-limit:] if keep_end else text[:limit] + "…"
+
+
+def _images(board: Image | list[Image] | None) -> list[Image]:
+    if board is None:
+        return []
+    return board if isinstance(board, list) else [board]

@@ -1,0 +1,448 @@
+"""`/rf90`: Race! Formula 90 league races, played asynchronously in a thread.
+
+The table layer (bot/table.py) runs the lobby, timers, robots, recovery and the finish; this
+module is the game's presenter and commands. The engine decides; here the drivers it waits
+for are pinged in public with one button (the same for everyone, so nothing public depends on
+a hand), which opens their private cockpit: the hand and dashboard, and the engine's legal
+actions asked as a few short questions (bot/choices.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Hashable
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+
+from bot.choices import PAGE, Facet, decode, encode, narrow
+from bot.cogs.table_commands import TableCog
+from bot.components import button, view_of
+from bot.league_tables import league_round_for_game
+from bot.presenter import Image, Loaded, Presenter, Prompt, duration, timestamp
+from bot.table import draw
+from renderer.rf90 import (
+    render_classification,
+    render_closeup,
+    render_cockpit,
+    render_dashboards,
+    render_track,
+)
+from rules.errors import PaddockError
+from rules.rf90 import (
+    ChooseSetup,
+    ChooseStart,
+    DuelCards,
+    DuelDeclare,
+    EndTurn,
+    Mulligan,
+    PlayCards,
+    Qualify,
+    RF90State,
+    StartTurn,
+    catalog,
+)
+from rules.rf90.state import ROBOT_SEAT
+from store import GameRecord, Seat
+
+if TYPE_CHECKING:
+    from bot.client import PaddockBot
+    from bot.table import Table
+
+KIND = "rf90"
+AREA = "rf90"
+TRACKS = [app_commands.Choice(name=t.capitalize(), value=t) for t in ("barcelona", "silverstone")]
+
+
+def _cards(state: RF90State) -> dict[int, Any]:
+    return catalog.cards(state.track)
+
+
+def _names(kind: str) -> dict[str, str]:
+    table = catalog.tables()
+    rows = table.skills if kind == "skill" else table.strategies
+    return {r.id: r.name for r in rows}
+
+
+def facets(state: RF90State) -> list[Facet]:
+    """The questions a decision is asked in, in the engine's words."""
+    cards = _cards(state)
+    skills, strategies = _names("skill"), _names("strategy")
+
+    def card_list(ids: list[int] | None) -> str | None:
+        return None if ids is None else ", ".join(cards[c].label for c in ids) or "no card"
+
+    def this_turn(a: Any) -> str | None:
+        if not isinstance(a, StartTurn):
+            return None
+        if a.pit is not None:
+            return "Pit stop"
+        if a.skip:
+            return "Skip this turn"
+        if a.extreme:
+            return "Try the Extreme Trajectory"
+        if a.wise_driving is not None:
+            return "Wise Driving"
+        return "Race on"
+
+    def strategy(a: Any) -> str | None:
+        if isinstance(a, ChooseStart):
+            return strategies.get(a.strategy, a.strategy)
+        if isinstance(a, StartTurn):
+            chosen = a.pit.strategy if a.pit is not None else a.new_strategy
+            return strategies.get(chosen, chosen) if chosen else "keep my strategy"
+        return None
+
+    def tyres(a: Any) -> str | None:
+        if isinstance(a, ChooseStart):
+            return a.tyres
+        if isinstance(a, StartTurn) and a.pit is not None:
+            return a.pit.tyres
+        return None
+
+    def off_track(a: Any) -> str | None:
+        pay = getattr(a, "off_track_pay", None)
+        if pay is None:
+            return None
+        return f"tyres: {card_list(pay.tyre_cards)}; card symbol: {card_list([pay.discard])}"
+
+    def flag(name: str, yes: str, no: str) -> Any:
+        return lambda a: (yes if getattr(a, name) else no) if hasattr(a, name) else None
+
+    return [
+        Facet(
+            "Skill",
+            lambda a: skills.get(a.skill, "no skill") if isinstance(a, ChooseSetup) else None,
+        ),
+        Facet(
+            "Set-up",
+            lambda a: (
+                f"tyres {a.tyres} · wear {a.wear} · cards {a.cards}"
+                if isinstance(a, ChooseSetup)
+                else None
+            ),
+        ),
+        Facet(
+            "Your hand",
+            lambda a: (
+                ("Substitute car: a new hand" if a.swap else "Keep it")
+                if isinstance(a, Mulligan)
+                else None
+            ),
+        ),
+        Facet("Qualifying card", lambda a: cards[a.card].label if isinstance(a, Qualify) else None),
+        Facet("Fuel", lambda a: f"{a.fuel} turns" if isinstance(a, Qualify) else None),
+        Facet("This turn", this_turn),
+        Facet(
+            "Extra sections",
+            lambda a: (
+                f"{a.pit.extra_sections} extra"
+                if isinstance(a, StartTurn) and a.pit is not None
+                else None
+            ),
+        ),
+        Facet("Tyres", tyres),
+        Facet("Strategy", strategy),
+        Facet(
+            "Wise Driving",
+            lambda a: card_list(a.wise_driving) if isinstance(a, StartTurn) else None,
+        ),
+        Facet(
+            "Save Fuel discard",
+            lambda a: (
+                card_list([a.save_fuel_discard])
+                if getattr(a, "save_fuel_discard", None) is not None
+                else None
+            ),
+        ),
+        Facet(
+            "Cards", lambda a: card_list(a.cards) if isinstance(a, PlayCards | DuelCards) else None
+        ),
+        Facet("Trajectory bonus", flag("use_trajectory", "use it", "not this time")),
+        Facet(
+            "Pay tyres with",
+            lambda a: (
+                card_list(a.tyre_cards)
+                if isinstance(a, PlayCards) and a.tyre_cards
+                else "chips"
+                if isinstance(a, PlayCards)
+                else None
+            ),
+        ),
+        Facet(
+            "Sharp Trajectory discard",
+            lambda a: (
+                card_list([a.sharp_discard])
+                if getattr(a, "sharp_discard", None) is not None
+                else None
+            ),
+        ),
+        Facet("Blue disc", flag("blue_bonus", "spend one for +1", "keep it")),
+        Facet(
+            "Save Fuel",
+            lambda a: (
+                {"track_card": "take the Track card", "fuel": "save fuel"}[a.save_fuel_choice]
+                if isinstance(a, PlayCards)
+                else None
+            ),
+        ),
+        Facet("Balance", flag("balance_damage", "pay a tyre with damage", "no")),
+        Facet("Unlap", flag("unlap", "unlap myself", "stay behind")),
+        Facet("Late braking", flag("late_brake", "try it", "no")),
+        Facet("Trajectory", lambda a: (a.trajectory or "none") if isinstance(a, EndTurn) else None),
+        Facet(
+            "Duel",
+            lambda a: (
+                ("Join the duel" if a.join else "Stay out") if isinstance(a, DuelDeclare) else None
+            ),
+        ),
+        Facet("If the attempt fails, pay", off_track),
+    ]
+
+
+class RF90Presenter(Presenter):
+    kind = KIND
+    area = AREA
+    title = "Race! Formula 90"
+    min_players = 1  # the robots the rules give fill the grid
+    max_players = 6
+    max_cars = 6
+    play_forced = True  # e.g. phase E with no late braking and no free trajectory
+
+    def lobby_lines(self, record: GameRecord) -> list[str]:
+        s = record.settings
+        return [
+            f"{s['track'].capitalize()} · up to {s['max_players']} drivers · "
+            f"{duration(s['turn_seconds'])} per decision",
+            "Robots race as the rules give them for the number of drivers. Each driver chooses "
+            "skill and set-up in private at the start.",
+        ]
+
+    def rules_config(self, record: GameRecord, seats: list[Seat]) -> dict[str, Any]:
+        return {"track": record.settings["track"], "players": [{"name": s.name} for s in seats]}
+
+    def waiting_seats(self, state: Any) -> list[int]:
+        return [s for s in self.game.to_act(state) if s != ROBOT_SEAT]
+
+    def move_key(self, state: Any) -> Hashable:
+        # A decision point: the simultaneous phases as a whole, a start choice, a car's turn
+        # (its phases A, B and E are steps of one move) or a duel of one activation.
+        if state.phase in ("setup", "qualifying"):
+            return (state.phase,)
+        if state.phase == "start":
+            return ("start", state.start_next)
+        if state.duel is not None:
+            return ("duel", state.turn, state.activation, state.duel.section)
+        if state.pending is not None:
+            return ("turn", state.turn, state.pending.car)
+        return (state.phase, state.turn)
+
+    def act_token(self, loaded: Loaded, seat: int) -> str:
+        # The seat's own options at this decision point: another driver's pick in a
+        # simultaneous phase does not make this driver's cockpit stale.
+        options = [a.model_dump_json() for a in loaded.game.legal_actions(loaded.state, seat)]
+        raw = json.dumps([repr(self.move_key(loaded.state)), options])
+        return hashlib.sha1(raw.encode()).hexdigest()[:10]
+
+    def summary(self, loaded: Loaded) -> str:
+        state: RF90State = loaded.state  # type: ignore[assignment]
+        track = catalog.track(state.track)
+        return f"{state.track.capitalize()} · game turn {state.turn} of {track.race_turns}"
+
+    def board(self, loaded: Loaded, highlight: int | None) -> list[Image] | None:
+        state: RF90State = loaded.state  # type: ignore[assignment]
+        if state.phase not in ("race", "finished"):
+            return None  # no grid yet: the set-up and the qualifying are told in text
+        return [
+            Image(f"race{loaded.id}-track.png", lambda: render_track(state)),
+            Image(f"race{loaded.id}-dashboards.png", lambda: render_dashboards(state)),
+        ]
+
+    def prompt(self, loaded: Loaded, seats: list[int], deadline: float | None) -> Prompt:
+        state: RF90State = loaded.state  # type: ignore[assignment]
+        users = [loaded.seats[s].user_id for s in seats if s in loaded.seats]
+        who = ", ".join(
+            f"<@{loaded.seats[s].user_id}>"
+            if loaded.seats[s].user_id
+            else discord.utils.escape_markdown(loaded.seats[s].name)
+            for s in seats
+            if s in loaded.seats
+        )
+        if state.phase == "setup":
+            what = "choose your skill and set-up, then keep your hand or take the substitute car"
+        elif state.phase == "qualifying":
+            what = "pick your qualifying card and fuel (nothing is shown until all have picked)"
+        elif state.phase == "start":
+            what = "choose your starting tyres and strategy"
+        elif state.duel is not None:
+            what = f"a duel in section {state.duel.section + 1}"
+        else:
+            car = state.cars[state.pending.car] if state.pending else None
+            what = f"your turn in section {car.section + 1}" if car else "your decision"
+        due = f" · decide {timestamp(deadline)}" if deadline else ""
+        content = f"{who}: {what}.{due}\n{self.summary(loaded)}"
+        cockpit = button(
+            "Open my cockpit", AREA, loaded.id, "cockpit", style=discord.ButtonStyle.primary
+        )
+        images = []
+        if state.phase == "race":  # the active section and its neighbours, legible on a phone
+            images.append(Image(f"race{loaded.id}-closeup.png", lambda: render_closeup(state)))
+        return Prompt(content, [cockpit], images, pings=[u for u in users if u is not None])
+
+    def finish(self, loaded: Loaded) -> tuple[list[str], Image]:
+        state: RF90State = loaded.state  # type: ignore[assignment]
+        lines = ["🏁 **Classification**"]
+        for place, car in enumerate(loaded.game.race_classification(state), start=1):
+            status = "" if car.running else f" ({car.status})"
+            lines.append(f"{place}. {discord.utils.escape_markdown(car.name)}{status}")
+        return lines, Image(f"race{loaded.id}-result.png", lambda: render_classification(state))
+
+    async def on_button(
+        self, table: Table, interaction: discord.Interaction, game_id: int, action: str, arg: str
+    ) -> bool:
+        if action == "cockpit":
+            await self.cockpit(table, interaction, game_id, None)
+        elif action == "pick" and arg:
+            await self.cockpit(table, interaction, game_id, arg)
+        else:
+            return False
+        return True
+
+    async def cockpit(
+        self, table: Table, interaction: discord.Interaction, game_id: int, arg: str | None
+    ) -> None:
+        """The driver's private cockpit: the dashboard, the hand, and the next question of
+        the decision the engine waits for (only legal actions are reachable)."""
+        loaded = await table.load(game_id)
+        seat = table.acting_seat(loaded, interaction.user.id)
+        token = self.act_token(loaded, seat)
+        path: list[int] = []
+        page = 0
+        if arg is not None:
+            try:
+                old, path, page = decode(arg)
+            except ValueError:
+                raise PaddockError("This button is no longer valid.") from None
+            if old != token:
+                raise PaddockError(
+                    "That choice is out of date: the race has moved on. Open your cockpit again."
+                )
+        options = loaded.game.legal_actions(loaded.state, seat)
+        try:
+            narrowed = narrow(options, facets(loaded.state), path)
+        except ValueError:
+            raise PaddockError("That choice is out of date. Open your cockpit again.") from None
+        if narrowed.question is None and arg is None:  # one option: confirm it, not on open
+            await interaction.response.send_message(
+                dashboard(loaded.state, seat),
+                view=view_of(button("Confirm", AREA, game_id, "pick", encode(token, []))),
+                ephemeral=True,
+            )
+            return
+        if narrowed.question is None:
+            assert narrowed.index is not None
+            await table.act_index(
+                interaction, self, game_id, token, narrowed.index, done="Done: decision sent."
+            )
+            return
+        q = narrowed.question
+        lines = [dashboard(loaded.state, seat)]
+        lines += [f"{title}: **{answer}**" for title, answer in q.chosen]
+        lines.append(f"**{q.title}?**")
+        shown = q.answers[page * PAGE : (page + 1) * PAGE]
+        items: list[discord.ui.Item[Any]] = [
+            button(answer[:80], AREA, game_id, "pick", encode(token, [*path, page * PAGE + i]))
+            for i, answer in enumerate(shown)
+        ]
+        if (page + 1) * PAGE < len(q.answers):
+            items.append(button("More…", AREA, game_id, "pick", encode(token, path, page + 1)))
+        if path:
+            items.append(button("Back", AREA, game_id, "pick", encode(token, path[:-1])))
+        content = "\n".join(lines)[:1990]
+        if arg is None:  # the cockpit opens with the hand drawn as cards
+            state = loaded.state
+            image = Image("cockpit.png", lambda: render_cockpit(state, seat))  # type: ignore[arg-type]
+            await interaction.response.send_message(
+                content, view=view_of(*items), files=await draw([image]), ephemeral=True
+            )
+        else:
+            await interaction.response.edit_message(content=content, view=view_of(*items))
+
+
+def dashboard(state: RF90State, seat: int) -> str:
+    """The seat's own car and hand, for its cockpit only."""
+    car = next(c for c in state.cars if c.seat == seat)
+    cards = _cards(state)
+    hand = ", ".join(cards[c].label for c in car.hand) or "no cards"
+    skills, strategies = _names("skill"), _names("strategy")
+    return (
+        f"**{discord.utils.escape_markdown(car.name)}** · section {car.section + 1}, lap "
+        f"{car.lap} · tyres {car.tyre or '-'} ({car.chips} chips) · damage {car.damage_red} red, "
+        f"{car.damage_brown} brown · refuel by turn {car.fuel_turn} · strategy "
+        f"{strategies.get(car.strategy or '', '-')} · skill {skills.get(car.skill or '', '-')}\n"
+        f"Hand: {hand}"
+    )
+
+
+class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 races"):
+    presenter = RF90Presenter()
+
+    @app_commands.command(name="new", description="Open a Race! Formula 90 lobby in a thread")
+    @app_commands.describe(
+        track="Barcelona or Silverstone",
+        max_players="Most human drivers (1-6, default 6)",
+        turn_minutes="Minutes for each decision before the seat policy decides (default 1440)",
+        league="An RF90 league this race counts for",
+        round="That league's round number",
+        idle_days="Days with nobody acting before the race is abandoned (default 7)",
+    )
+    @app_commands.choices(track=TRACKS)
+    async def new(
+        self,
+        interaction: discord.Interaction,
+        track: app_commands.Choice[str],
+        max_players: app_commands.Range[int, 1, 6] = 6,
+        turn_minutes: app_commands.Range[int, 1, 10080] = 1440,
+        league: str | None = None,
+        round: app_commands.Range[int, 1, 99] | None = None,
+        idle_days: app_commands.Range[int, 1, 60] = 7,
+    ) -> None:
+        assert interaction.guild is not None
+        found = await league_round_for_game(
+            self.store, interaction.guild.id, league, round, KIND, interaction.user.id
+        )
+        title = f"Race! Formula 90 at {track.name}"
+        if found is not None:
+            title = f"{found[0].name} round {found[1].number}: {found[1].name}"
+        settings = {
+            "track": track.value,
+            "max_players": max_players,
+            "turn_seconds": turn_minutes * 60,
+            "idle_days": idle_days,
+            "title": title,
+        }
+        seed = int.from_bytes(interaction.id.to_bytes(8, "big")[-6:], "big")
+        await self.table.open_lobby(
+            interaction, self.presenter, settings, seed=seed, league_round=found
+        )
+
+    @app_commands.command(name="hand", description="Reopen your cockpit (only you see it)")
+    async def hand(self, interaction: discord.Interaction) -> None:
+        record = await self.table.game_here(interaction, self.presenter)
+        loaded = await self.table.load(record.id)
+        mine = loaded.human_seat(interaction.user.id)
+        if mine is None:
+            raise PaddockError("You are not driving in this race.")
+        if mine.seat in self.presenter.waiting_seats(loaded.state):
+            await self.presenter.cockpit(self.table, interaction, record.id, None)
+        else:
+            await interaction.response.send_message(
+                dashboard(loaded.state, mine.seat) + "\nNothing to decide right now.",
+                ephemeral=True,
+            )
+
+
+async def setup(bot: PaddockBot) -> None:
+    await bot.add_cog(RF90Cog(bot))

@@ -1,0 +1,64 @@
+"""Driving a /rf90 race in the in-process fake Discord the way drivers do: the public prompt's
+cockpit button, then the cockpit's questions down to what the seat policy would choose."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.choices import PAGE, encode, path_to
+from bot.cogs.rf90 import RF90Presenter, facets
+from bot.presenter import Loaded
+from rules.base import get_game
+from tests.fakediscord import ALICE, BOB, CAROL, InProcessDriver
+from tests.fakediscord.backend import _walk_components
+
+USERS = {u.id: u for u in (ALICE, BOB, CAROL)}
+PRESENTER = RF90Presenter()
+
+
+def custom_ids(message: dict[str, Any]) -> list[str]:
+    return [
+        c["custom_id"]
+        for c in _walk_components(message.get("components") or [])
+        if c.get("custom_id")
+    ]
+
+
+async def loaded(d: InProcessDriver, gid: int) -> Loaded:
+    record = await d.bot.store.load_game(gid)
+    game = get_game("rf90")
+    seats = {s.seat: s for s in await d.bot.store.seats(gid)}
+    return Loaded(record, game, game.load_state(record.state_json), seats)
+
+
+def prompt_of(d: InProcessDriver, gid: int) -> dict[str, Any]:
+    live = [m for m in d.backend.messages.values() if f"pd:rf90:{gid}:cockpit" in custom_ids(m)]
+    assert len(live) == 1, "exactly one live prompt"
+    return live[0]
+
+
+async def decide(d: InProcessDriver, gid: int, seat: int) -> list[Any]:
+    """The seat's driver opens the cockpit and answers its questions; the calls made."""
+    now = await loaded(d, gid)
+    user = USERS[now.seats[seat].user_id]
+    opened = await d.click(
+        f"pd:rf90:{gid}:cockpit", user=user, message_id=int(prompt_of(d, gid)["id"])
+    )
+    assert opened.ephemeral, opened.content
+    calls = list(opened)
+    options = now.game.legal_actions(now.state, seat)
+    path = path_to(
+        options, facets(now.state), options.index(now.game.robot_action(now.state, seat))
+    )
+    token = PRESENTER.act_token(now, seat)
+    if not path:  # a single option: the cockpit asks to confirm it
+        return calls + list(await d.click(f"pd:rf90:{gid}:pick:{token}", user=user))
+    for k in range(1, len(path) + 1):
+        for page in range(1, path[k - 1] // PAGE + 1):  # "More…" to the answer's page
+            calls += await d.click(
+                f"pd:rf90:{gid}:pick:{encode(token, path[: k - 1], page)}", user=user
+            )
+        calls += await d.click(f"pd:rf90:{gid}:pick:{encode(token, path[:k])}", user=user)
+    after = await loaded(d, gid)
+    assert after.record.seq > now.record.seq, "the decision was not applied"
+    return calls

@@ -1,0 +1,74 @@
+"""A whole Race! Formula 90 race through discord.py's real command tree: two drivers and the
+robots the rules give, every decision taken in the private cockpit, nothing of a hand in
+public, the qualifying picks hidden until all are in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rules.rf90 import catalog
+from store.verify import verify_store
+from tests.bot_helpers import make_bot, world
+from tests.fakediscord import ALICE, BOB, CAROL, InProcessDriver
+from tests.rf90_driver import PRESENTER, custom_ids, decide, loaded, prompt_of
+
+
+@pytest.mark.parametrize("track", ["barcelona", "silverstone"])
+async def test_a_whole_race_decided_in_the_cockpit(tmp_path: Path, track: str) -> None:
+    async with InProcessDriver(make_bot(tmp_path / "rf.db"), world(), timeout=20) as d:
+        await d.bot.images_warm
+        opened = await d.slash("rf90", "new", track=track, turn_minutes=60, user=ALICE)
+        assert any("lobby open" in (c.content or "") for c in opened)
+        (gid,) = [g.id for g in await d.bot.store.list_games()]
+        await d.click(f"pd:rf90:{gid}:join", user=BOB)
+        await d.click(f"pd:rf90:{gid}:start", user=ALICE)
+
+        # A stranger's click on the cockpit is refused, ephemeral, and changes nothing.
+        now = await loaded(d, gid)
+        stranger = await d.click(
+            f"pd:rf90:{gid}:cockpit", user=CAROL, message_id=int(prompt_of(d, gid)["id"])
+        )
+        assert stranger.ephemeral and "not your turn" in stranger.content
+        assert (await loaded(d, gid)).record.seq == now.record.seq
+
+        cards = catalog.cards(track)
+        revealed = False
+        decisions = 0
+        while True:
+            now = await loaded(d, gid)
+            if now.game.is_terminal(now.state):
+                break
+            waiting = PRESENTER.waiting_seats(now.state)
+            assert waiting, f"nobody to act in phase {now.state.phase}"
+            if now.state.phase == "qualifying" and len(waiting) == 1:
+                # One driver has picked: nothing public tells which card or fuel.
+                picked = next(c for c in now.state.cars if c.qual_card is not None)
+                public = " ".join(
+                    str(m.get("content"))
+                    for m in d.backend.messages.values()
+                    if not (m.get("flags", 0) & 64)
+                )
+                assert cards[picked.qual_card].label not in public
+                assert "Grid:" not in public
+                revealed = True
+            await decide(d, gid, waiting[0])
+            decisions += 1
+            assert decisions < 2000
+        assert revealed
+
+        record = (await loaded(d, gid)).record
+        assert record.status == "finished" and record.published_seq == record.seq
+        public = [m for m in d.backend.messages.values() if not (m.get("flags", 0) & 64)]
+        texts = [str(m.get("content")) for m in public]
+        assert any(t.startswith("Grid:") for t in texts)
+        assert "Classification" in texts[-1]
+        # Public buttons: only the lobby's and the cockpit's, the same for every driver.
+        ids = {i.split(":")[3] for m in public for i in custom_ids(m)}
+        assert ids <= {"join", "leave", "start", "cancel", "cockpit"}
+        files = [f.filename for c in d.backend.calls for f in c.files]
+        assert f"race{gid}-track.png" in files and f"race{gid}-dashboards.png" in files
+        assert f"race{gid}-closeup.png" in files and "cockpit.png" in files
+        assert files.count(f"race{gid}-result.png") == 1
+        assert (await verify_store(d.bot.store)).ok
