@@ -418,6 +418,36 @@ async def test_games_lists_the_race_with_turn_and_deadline(tmp_path: Path) -> No
         assert "You have no games running" in carol.content
 
 
+async def test_reminders_by_direct_message_only_for_those_who_opt_in(tmp_path: Path) -> None:
+    async with InProcessDriver(make_bot(tmp_path / "dm.db"), world()) as d:
+        store = d.bot.store
+        gid = await start_race(d)
+        await play_until_seat(d, gid, BOB)
+        on = await d.slash("games", reminders="on", user=BOB)
+        assert on.ephemeral and "Reminders by direct message: **on**" in on.content
+        assert await store.dm_reminders(BOB.id) and not await store.dm_reminders(ALICE.id)
+        (reminder,) = [t for t in await store.timers(gid) if t.event == "f1_reminder"]
+        (timeout,) = [t for t in await store.timers(gid) if t.event == "f1_timeout"]
+        d.bot.timers.clock = lambda: reminder.due_at + 1
+        d.bot.timers.poke()
+        for _ in range(200):
+            await asyncio.sleep(0.02)
+            if not any(t.event == "f1_reminder" for t in await store.timers(gid)):
+                break
+        await asyncio.sleep(0.1)
+        dms = [
+            c
+            for c in d.backend.calls
+            if c.kind == "channel_message" and int(c.path.split("/")[2]) in d.backend.dm_channels
+        ]
+        assert len(dms) == 1  # to bob, whose turn it is, and who asked for them
+        assert f"<t:{int(timeout.due_at)}:R>" in dms[0].content
+        thread = (await store.load_game(gid)).thread_id
+        assert f"/{thread}" in dms[0].content  # a link back to the race
+        off = await d.slash("games", reminders="off", user=BOB)
+        assert "**off**" in off.content and not await store.dm_reminders(BOB.id)
+
+
 # 3. Forged buttons ---------------------------------------------------------------------------
 
 
