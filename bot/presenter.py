@@ -79,6 +79,7 @@ class Presenter:
     turn_timers: ClassVar[bool] = True  # a reminder and a timeout for each move
     robots_drive: ClassVar[bool] = True  # False: no turns a robot could take (real time)
     play_forced: ClassVar[bool] = False  # a decision with one legal action plays itself
+    colours: ClassVar[list[str]] = []  # colours a driver picks in the lobby (none: no choice)
     default_idle_days: ClassVar[int] = 7
 
     @property

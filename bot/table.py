@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("paddock.table")
 
 MAX_ID = 2**63 - 1  # SQLite's INTEGER; a larger id in a button is forged
-LOBBY_ACTIONS = ("join", "leave", "start", "cancel", "robot-add", "robot-remove")
+LOBBY_ACTIONS = ("join", "leave", "start", "cancel", "robot-add", "robot-remove", "colour")
 
 
 class InvalidButton(PaddockError):
@@ -183,7 +183,7 @@ class Table(LifeCycle):
         ) -> None:
             record = await self.record_for_button(interaction, presenter, game_id)
             if action in LOBBY_ACTIONS:
-                await self.lobby_button(interaction, presenter, record.id, action)
+                await self.lobby_button(interaction, presenter, record.id, action, arg)
             elif action == "act" and arg:
                 await self.act_button(interaction, presenter, record.id, arg)
             elif action == "abandon":

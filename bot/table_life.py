@@ -129,6 +129,7 @@ class LifeCycle:
     def lobby_embed(self, record: GameRecord, seats: list[Seat]) -> discord.Embed:
         presenter = self.presenter(record)
         settings = record.settings
+        colours = settings.get("colours", {})
         embed = discord.Embed(
             title=f"{settings.get('title', presenter.title)} - {presenter.noun} #{record.id}",
             colour=discord.Colour.red(),
@@ -142,7 +143,9 @@ class LifeCycle:
         embed.add_field(
             name=f"Drivers ({len(seats)}/{settings.get('max_players', presenter.max_players)})",
             value="\n".join(
-                f"<@{s.user_id}> {discord.utils.escape_markdown(s.name)}" for s in seats
+                f"<@{s.user_id}> {discord.utils.escape_markdown(s.name)}"
+                + (f" ({colours[str(s.user_id)]})" if str(s.user_id) in colours else "")
+                for s in seats
             )
             or "nobody yet",
             inline=False,
@@ -162,10 +165,16 @@ class LifeCycle:
                 button("Robot +", area, gid, "robot-add"),
                 button("Robot −", area, gid, "robot-remove"),
             ]
+        items += [button(c.capitalize(), area, gid, "colour", c) for c in presenter.colours]
         return view_of(*items)
 
     async def lobby_button(
-        self, interaction: discord.Interaction, presenter: Presenter, game_id: int, action: str
+        self,
+        interaction: discord.Interaction,
+        presenter: Presenter,
+        game_id: int,
+        action: str,
+        arg: str | None = None,
     ) -> None:
         async with self.lock(game_id):
             record = await self.store.load_game(game_id)
@@ -193,10 +202,27 @@ class LifeCycle:
                         "with `/league join`."
                     )
                 seats.append(human_seat(len(seats), user))
+                if presenter.colours and record.league_id is not None:
+                    # a league driver races in the league colour, if it is free here
+                    member = await self.store.member_by_user(record.league_id, user.id)
+                    colours = settings.setdefault("colours", {})
+                    if member and member.colour and member.colour not in colours.values():
+                        colours[str(user.id)] = member.colour
+            elif action == "colour":
+                if not any(s.user_id == user.id for s in seats):
+                    raise PaddockError(f"Join this {presenter.noun} first, then pick a colour.")
+                if arg not in presenter.colours:
+                    raise PaddockError("That colour is not offered here.")
+                colours = settings.setdefault("colours", {})
+                taken = {c: u for u, c in colours.items() if u != str(user.id)}
+                if arg in taken:
+                    raise PaddockError(f"<@{taken[arg]}> drives the {arg} car: pick another.")
+                colours[str(user.id)] = arg
             elif action == "leave":
                 if not any(s.user_id == user.id for s in seats):
                     raise PaddockError(f"You are not in this {presenter.noun}.")
                 seats = [s for s in seats if s.user_id != user.id]
+                settings.get("colours", {}).pop(str(user.id), None)
                 seats = [s.model_copy(update={"seat": i}) for i, s in enumerate(seats)]
                 if not seats:
                     raise PaddockError(

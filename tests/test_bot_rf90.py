@@ -72,3 +72,21 @@ async def test_a_whole_race_decided_in_the_cockpit(tmp_path: Path, track: str) -
         assert f"race{gid}-closeup.png" in files and "cockpit.png" in files
         assert files.count(f"race{gid}-result.png") == 1
         assert (await verify_store(d.bot.store)).ok
+
+
+async def test_drivers_pick_their_colours_in_the_lobby(tmp_path: Path) -> None:
+    async with InProcessDriver(make_bot(tmp_path / "colours.db"), world()) as d:
+        await d.slash("rf90", "new", track="silverstone", user=ALICE)
+        (gid,) = [g.id for g in await d.bot.store.list_games()]
+        await d.click(f"pd:rf90:{gid}:join", user=BOB)
+        stranger = await d.click(f"pd:rf90:{gid}:colour:red", user=CAROL)
+        assert stranger.ephemeral and "Join this race first" in stranger.content
+        await d.click(f"pd:rf90:{gid}:colour:blue", user=ALICE)
+        taken = await d.click(f"pd:rf90:{gid}:colour:blue", user=BOB)
+        assert taken.ephemeral and "drives the blue car" in taken.content
+        shown = await d.click(f"pd:rf90:{gid}:colour:white", user=BOB)
+        assert "bob (white)" in str(shown.last.embed.fields)
+        await d.click(f"pd:rf90:{gid}:start", user=ALICE)
+        now = await loaded(d, gid)
+        by_name = {c.name: c.colour for c in now.state.cars if c.seat is not None}
+        assert by_name == {"alice": "blue", "bob": "white"}

@@ -30,6 +30,7 @@ from renderer.rf90 import (
     render_dashboards,
     render_track,
 )
+from rules.championship import CAR_COLOURS
 from rules.errors import PaddockError
 from rules.rf90 import (
     ChooseSetup,
@@ -210,6 +211,7 @@ class RF90Presenter(Presenter):
     max_players = 6
     max_cars = 6
     play_forced = True  # e.g. phase E with no late braking and no free trajectory
+    colours = CAR_COLOURS["rf90"]
 
     def lobby_lines(self, record: GameRecord) -> list[str]:
         s = record.settings
@@ -221,7 +223,15 @@ class RF90Presenter(Presenter):
         ]
 
     def rules_config(self, record: GameRecord, seats: list[Seat]) -> dict[str, Any]:
-        return {"track": record.settings["track"], "players": [{"name": s.name} for s in seats]}
+        colours = record.settings.get("colours", {})
+        players = [
+            {
+                "name": s.name,
+                **({"colour": colours[str(s.user_id)]} if str(s.user_id) in colours else {}),
+            }
+            for s in seats
+        ]
+        return {"track": record.settings["track"], "players": players}
 
     def waiting_seats(self, state: Any) -> list[int]:
         return [s for s in self.game.to_act(state) if s != ROBOT_SEAT]
