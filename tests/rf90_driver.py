@@ -47,9 +47,11 @@ async def decide(d: InProcessDriver, gid: int, seat: int) -> list[Any]:
     assert opened.ephemeral, opened.content
     calls = list(opened)
     options = now.game.legal_actions(now.state, seat)
-    path = path_to(
-        options, facets(now.state), options.index(now.game.robot_action(now.state, seat))
-    )
+    wanted = now.game.robot_action(now.state, seat)
+    # What the seat policy would do, when the cockpit offers it (the cockpit offers only the
+    # engine's legal actions; otherwise the first of them).
+    target = options.index(wanted) if wanted in options else 0
+    path = path_to(options, facets(now.state), target)
     token = PRESENTER.act_token(now, seat)
     if not path:  # a single option: the cockpit asks to confirm it
         return calls + list(await d.click(f"pd:rf90:{gid}:pick:{token}", user=user))
