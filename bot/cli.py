@@ -138,6 +138,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         }.items()
         if v is not None
     }
+    if args.races is not None:
+        return _simulate_races(args, known[args.game], options)
     try:
         result = known[args.game].simulate(args.seed, **options)
     except PaddockError as exc:
@@ -152,6 +154,47 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         print(f"{result['game']} seed {result['seed']}: {result['actions']} actions")
         for entry in result["classification"]:
             print(f"  {entry.get('place')}. seat {entry.get('seat')} ({entry.get('status')})")
+    return 0
+
+
+def _simulate_races(args: argparse.Namespace, game: object, options: dict) -> int:
+    """`simulate GAME --races N`: N races from seed --seed on, reported by car type."""
+    from importlib import import_module
+
+    try:
+        runner = import_module(f"rules.{args.game}.simulate").simulate_races
+    except (ImportError, AttributeError):
+        print(f"simulate: --races is not available for {args.game}", file=sys.stderr)
+        return 2
+    try:
+        report = runner(game, args.races, args.seed, **options)
+    except PaddockError as exc:
+        print(f"simulate: {exc.message}", file=sys.stderr)
+        return 2
+    except (NotImplementedError, ValueError, TypeError) as exc:
+        print(f"simulate: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(report, sort_keys=True))
+        return 0
+    last = report["first_seed"] + report["races"] - 1
+    print(
+        f"{report['game']} {report['track']}: {report['races']} races "
+        f"(seeds {report['first_seed']}-{last}), {report['players']} player seat(s)"
+    )
+    print(
+        f"{'car type':<10} {'cars':>4} {'wins':>5} {'win rate':>8} {'per car':>8} "
+        f"{'sections/turn':>13} {'out':>6}"
+    )
+    for kind, cars in report["cars"].items():
+        print(
+            f"{kind:<10} {cars:>4} {report['wins'][kind]:>5} "
+            f"{report['win_rate'][kind]:>8.1%} {report['win_rate_per_car'][kind]:>8.1%} "
+            f"{report['sections_per_turn'][kind]:>13.2f} {report['out'][kind]:>6.1%}"
+        )
+    beats = report.get("seat_beats_superfast")
+    if beats is not None:
+        print(f"a player seat finished ahead of every SuperFast robot in {beats:.1%} of its races")
     return 0
 
 
@@ -193,7 +236,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("simulate", help="play a robot-only game and print the result")
     p.add_argument("game")
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seed", type=int, default=1, help="the seed (with --races: the first)")
+    p.add_argument(
+        "--races",
+        type=int,
+        help="play this many races (seeds --seed on) and report win rates by car type (rf90)",
+    )
     p.add_argument("--players", type=int)
     p.add_argument("--laps", type=int)
     p.add_argument("--track")

@@ -358,14 +358,42 @@ class Table(LifeCycle):
     async def recovered_events(self, loaded: Loaded) -> list[Event]:
         """The events of the actions that never reached the thread, by replaying the log."""
         done = loaded.record.published_seq or 0
-        game = loaded.game
-        state = game.new_game(loaded.record.seed, loaded.record.config)
-        events: list[Event] = []
-        for record in await self.store.actions(loaded.id):
-            state, new = game.apply(state, game.parse_action(record.action_json))
-            if record.seq > done:
-                events += new
-        return events
+        return [e for seq, _, new in await self.history(loaded) if seq > done for e in new]
+
+    async def history(self, loaded: Loaded) -> list[tuple[int, str, list[Event]]]:
+        """(seq, actor, events) of every action, by replaying the log from the seed (in a
+        worker thread: a long race's log takes the event loop too long)."""
+        game, record = loaded.game, loaded.record
+        actions = await self.store.actions(loaded.id)
+
+        def replay() -> list[tuple[int, str, list[Event]]]:
+            state = game.new_game(record.seed, record.config)
+            out = []
+            for done in actions:
+                state, new = game.apply(state, game.parse_action(done.action_json))
+                out.append((done.seq, done.actor, new))
+            return out
+
+        return await asyncio.to_thread(replay)
+
+    async def log_text(self, loaded: Loaded, count: int) -> str:
+        """The last `count` actions in words: who acted, and what happened (the lines the
+        thread was shown, so nothing private)."""
+        names = {str(s.user_id): s.name for s in loaded.seats.values() if s.user_id}
+
+        def who(actor: str) -> str:
+            kind, _, user = actor.partition(":")
+            if actor in names:
+                return names[actor]
+            if kind in ("timeout", "autopilot") and user in names:
+                return f"{names[user]} ({'timed out' if kind == 'timeout' else kind})"
+            return {"robot": "robot", "forced": "forced", "bot": "the bot"}.get(kind, kind)
+
+        lines = []
+        for seq, actor, events in (await self.history(loaded))[-count:]:
+            said = "; ".join(e.text for e in events if e.text) or "(no public effect)"
+            lines.append(f"`{seq}` {discord.utils.escape_markdown(who(actor))}: {said}")
+        return _clip("\n".join(lines) or "Nothing has been played yet.")
 
     # Publishing ------------------------------------------------------------------------
 

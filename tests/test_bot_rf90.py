@@ -90,3 +90,25 @@ async def test_drivers_pick_their_colours_in_the_lobby(tmp_path: Path) -> None:
         now = await loaded(d, gid)
         by_name = {c.name: c.colour for c in now.state.cars if c.seat is not None}
         assert by_name == {"alice": "blue", "bob": "white"}
+
+
+async def test_log_tells_the_last_actions_in_words(tmp_path: Path) -> None:
+    async with InProcessDriver(make_bot(tmp_path / "log.db"), world(), timeout=20) as d:
+        await d.slash("rf90", "new", track="barcelona", user=ALICE)
+        (gid,) = [g.id for g in await d.bot.store.list_games()]
+        await d.click(f"pd:rf90:{gid}:start", user=ALICE)
+        while (await loaded(d, gid)).state.phase != "race":
+            await decide(d, gid, PRESENTER.waiting_seats((await loaded(d, gid)).state)[0])
+        await decide(d, gid, PRESENTER.waiting_seats((await loaded(d, gid)).state)[0])
+        thread = (await d.bot.store.load_game(gid)).thread_id
+        log = await d.slash("rf90", "log", count=3, user=BOB, channel_id=thread)
+        lines = log.last.content.splitlines()
+        assert log.last.ephemeral and len(lines) == 3
+        seq = (await loaded(d, gid)).record.seq
+        assert lines[-1].startswith(f"`{seq}` ")
+        assert any("alice:" in line for line in lines)
+        # Nothing private: the cards still in alice's hand are named nowhere in it.
+        now = await loaded(d, gid)
+        cards = catalog.cards("barcelona")
+        hand = next(c for c in now.state.cars if c.seat == 0).hand
+        assert hand and not any(cards[c].label in log.last.content for c in hand)

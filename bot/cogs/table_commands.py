@@ -43,6 +43,19 @@ class TableCog(commands.GroupCog):
         record = await self.table.game_here(interaction, self.presenter)
         await self.table.status(interaction, record)
 
+    @app_commands.command(name="log", description="The last actions of this race, in words")
+    @app_commands.describe(count="How many actions (1-50, default 10)")
+    async def log(
+        self, interaction: discord.Interaction, count: app_commands.Range[int, 1, 50] = 10
+    ) -> None:
+        record = await self.table.game_here(interaction, self.presenter)
+        loaded = await self.table.load(record.id)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        text = await self.table.log_text(loaded, max(1, min(count, 50)))
+        await interaction.followup.send(
+            text, ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
+        )
+
     @app_commands.command(name="cancel", description="Close this lobby (host or league admin)")
     async def cancel(self, interaction: discord.Interaction) -> None:
         record = await self.table.game_here(interaction, self.presenter, running=False)
