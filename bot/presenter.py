@@ -47,6 +47,16 @@ class Loaded:
 
 
 @dataclass
+class Frame:
+    """A moment inside an action worth a picture (an RF90 section activation ended): the
+    state then, and the events that led to it since the previous frame."""
+
+    label: Any
+    state: GameState
+    events: list[Event]
+
+
+@dataclass
 class Image:
     """A PNG drawn off the event loop when the message is sent."""
 
@@ -133,6 +143,19 @@ class Presenter:
     def race_timers(self, state: GameState, now: float) -> list[TimerSpec]:
         """Timers of the game's own armed with the action that makes them due (e.g. a
         stopwatch), besides the table's turn and idle timers."""
+        return []
+
+    def apply(
+        self, game: Game[Any], state: GameState, action: Any
+    ) -> tuple[GameState, list[Event], list[tuple[Any, GameState, int]]]:
+        """How the table applies an action: the rules' apply, and the moments worth a picture
+        along the way as (label, state, how many of the events had happened); none by
+        default."""
+        new_state, events = game.apply(state, action)
+        return new_state, events, []
+
+    def frame_images(self, loaded: Loaded, frame: Frame) -> list[Image]:
+        """The pictures of one frame (an RF90 section activation)."""
         return []
 
     def event_lines(self, events: list[Event]) -> list[str]:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.components import INVALID_BUTTON, view_of
-from bot.presenter import REMINDER_AT, Image, Loaded, Presenter
+from bot.presenter import REMINDER_AT, Frame, Image, Loaded, Presenter
 from bot.table_life import MENTION_NONE, LifeCycle, mention_only
 from rules.base import Action, Event, GameState, get_game
 from rules.errors import NotYourTurn, PaddockError
@@ -63,6 +63,7 @@ class Table(LifeCycle):
         # is posted with them all (kept in memory: after a restart, recovery replays the log).
         self._move_lines: dict[int, list[str]] = {}
         self._deadlines: dict[int, float | None] = {}  # game id -> its turn timeout
+        self._frames: dict[int, list[Frame]] = {}  # pictures due at the next publish
         self.fault: Callable[[str], None] = lambda point: None  # tests stop the bot here
 
     @property
@@ -248,6 +249,7 @@ class Table(LifeCycle):
     ) -> tuple[Loaded, play.Played]:
         """Apply and persist one action; the league result of a finishing action and the
         timers the new state needs go in the same transaction."""
+        presenter = self.presenter(loaded.record)
         now = self.bot.timers.clock()
         played = await play.act(
             self.store,
@@ -262,6 +264,7 @@ class Table(LifeCycle):
                 loaded.id, self.timers_for(loaded, state, now, human=human)
             ),
             human_at=now if human else None,
+            apply=lambda state, action: presenter.apply(loaded.game, state, action),
         )
         record = loaded.record.model_copy(
             update={
@@ -271,6 +274,11 @@ class Table(LifeCycle):
                 "last_human_at": now if human else loaded.record.last_human_at,
             }
         )
+        start = 0
+        for label, state, upto in played.frames:
+            frame = Frame(label, state, played.events[start:upto])
+            self._frames.setdefault(loaded.id, []).append(frame)
+            start = upto
         self.fault("after-commit")
         self.bot.timers.poke()
         return Loaded(record, loaded.game, played.state, loaded.seats), played
@@ -441,22 +449,40 @@ class Table(LifeCycle):
         presenter = self.presenter(loaded.record)
         record = loaded.record
         channel = await self.channel_of(record)
-        lines = [*(notes or []), *presenter.event_lines(events)]
+        frames = self._frames.pop(record.id, [])
+        head = [*(notes or [])]
         if start:
-            lines = [*presenter.start_lines(loaded), *lines]
+            head = [*presenter.start_lines(loaded), *head]
         sub_step = (
             key_before is not None
             and presenter.move_key(loaded.state) == key_before
             and record.prompt_message_id is not None
             and not loaded.game.is_terminal(loaded.state)
+            and not frames
         )
         if not sub_step:
-            lines = [*self._move_lines.pop(record.id, []), *lines]
+            head = [*self._move_lines.pop(record.id, []), *head]
+        if frames:
+            # One message per frame (an RF90 section activation): its lines and pictures.
+            await self.strip_prompt(channel, record.prompt_message_id)
+            for frame in frames:
+                chunk = [*head, *presenter.event_lines(frame.events)]
+                head = []
+                files = await draw(presenter.frame_images(loaded, frame))
+                text = _clip("\n".join(chunk)) or presenter.summary(loaded)
+                await channel.send(text, files=files, allowed_mentions=MENTION_NONE)
+            shown = {id(e) for frame in frames for e in frame.events}
+            events = [e for e in events if id(e) not in shown]
+        lines = [*head, *presenter.event_lines(events)]
         text = _clip("\n".join(lines)) or presenter.summary(loaded)
         if loaded.game.is_terminal(loaded.state):
             await self.strip_prompt(channel, record.prompt_message_id)
-            boards = _images(presenter.board(loaded, None))
-            await channel.send(text, files=await draw(boards), allowed_mentions=MENTION_NONE)
+            if frames:  # the last frame showed the finish; what followed it in words
+                if lines:
+                    await channel.send(text, allowed_mentions=MENTION_NONE)
+            else:
+                boards = _images(presenter.board(loaded, None))
+                await channel.send(text, files=await draw(boards), allowed_mentions=MENTION_NONE)
             await self.post_finish(loaded, channel)
             await self.store.update_game(
                 record.id, published_seq=record.seq, prompt_message_id=None
@@ -482,10 +508,13 @@ class Table(LifeCycle):
                 text = _clip("\n".join(self._move_lines.pop(record.id, [])))
                 text = text or presenter.summary(loaded)
         await self.strip_prompt(channel, record.prompt_message_id)
-        boards = _images(presenter.board(loaded, presenter.acting_seat(loaded.state)))
+        boards = (
+            [] if frames else _images(presenter.board(loaded, presenter.acting_seat(loaded.state)))
+        )
         # The board and the prompt's images are drawn at once (Pillow lets go of the GIL).
         board_files, prompt_files = await asyncio.gather(draw(boards), draw(prompt.images))
-        await channel.send(text, files=board_files, allowed_mentions=MENTION_NONE)
+        if board_files or lines or not frames:  # after frames, only words still untold
+            await channel.send(text, files=board_files, allowed_mentions=MENTION_NONE)
         message = await channel.send(
             prompt.content,
             view=view_of(*prompt.items[:25]),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rules.base import Action, Event, Game, GameState, get_game
@@ -23,6 +23,7 @@ class Played:
     seq: int
     finished: bool
     results_recorded: bool
+    frames: list[Any] = field(default_factory=list)  # what the game's apply showed on the way
 
 
 async def new_game(
@@ -61,6 +62,7 @@ async def act(
     seats: list[Seat] | None = None,
     timers: list[TimerSpec] | Callable[[GameState], list[TimerSpec] | None] | None = None,
     human_at: float | None = None,
+    apply: Callable[[GameState, Action], tuple[GameState, list[Event], list[Any]]] | None = None,
 ) -> Played:
     """Apply one action to a stored game and persist it.
 
@@ -77,7 +79,11 @@ async def act(
     if expected_seq is not None and expected_seq != record.seq:
         raise StaleState(game_id, record.seq, record.state_json or "")
     parsed = action if isinstance(action, Action) else game.parse_action(action)
-    new_state, events = game.apply(state, parsed)
+    frames: list[Any] = []
+    if apply is None:
+        new_state, events = game.apply(state, parsed)
+    else:  # e.g. RF90's state at each section activation, for one picture each
+        new_state, events, frames = apply(state, parsed)
     finished = game.is_terminal(new_state)
     results = None
     if finished and record.league_id is not None and not record.results_recorded:
@@ -95,7 +101,7 @@ async def act(
         timers=[] if finished else timers(new_state) if callable(timers) else timers,
         human_at=human_at,
     )
-    return Played(record, game, new_state, events, seq, finished, results is not None)
+    return Played(record, game, new_state, events, seq, finished, results is not None, frames)
 
 
 def league_placings(

@@ -72,6 +72,26 @@ async def test_a_whole_race_decided_in_the_cockpit(tmp_path: Path, track: str) -
         assert f"race{gid}-closeup.png" in files and "cockpit.png" in files
         assert files.count(f"race{gid}-result.png") == 1
         assert (await verify_store(d.bot.store)).ok
+        # One message with the track and the dashboards for every section activation.
+        game = now.game
+        state = game.new_game(record.seed, record.config)
+        activations = 0
+        for done in await d.bot.store.actions(gid):
+            state, _, frames = game.apply_frames(state, game.parse_action(done.action_json))
+            activations += len(frames)
+        posts = [
+            m
+            for m in public
+            if any(a["filename"] == f"race{gid}-track.png" for a in m.get("attachments") or [])
+        ]
+        # ... and one more: the grid, with the qualifying reveal.
+        assert activations > 20 and len(posts) == activations + 1
+        assert str(posts[0]["content"]).startswith("Grid:")
+        assert all(
+            [a["filename"] for a in m["attachments"]]
+            == [f"race{gid}-track.png", f"race{gid}-dashboards.png"]
+            for m in posts
+        )
 
 
 async def test_drivers_pick_their_colours_in_the_lobby(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from bot.choices import PAGE, Facet, decode, encode, narrow
 from bot.cogs.table_commands import TableCog
 from bot.components import button, view_of
 from bot.league_tables import league_round_for_game
-from bot.presenter import Image, Loaded, Presenter, Prompt, duration, timestamp
+from bot.presenter import Frame, Image, Loaded, Presenter, Prompt, duration, timestamp
 from bot.table import draw
 from renderer.rf90 import (
     render_classification,
@@ -256,6 +256,20 @@ class RF90Presenter(Presenter):
         raw = json.dumps([repr(self.move_key(loaded.state)), options])
         return hashlib.sha1(raw.encode()).hexdigest()[:10]
 
+    def apply(self, game: Any, state: Any, action: Any) -> tuple[Any, list[Any], list[Any]]:
+        # the state as each section activation ended: one message with its pictures each
+        return game.apply_frames(state, action)
+
+    def frame_images(self, loaded: Loaded, frame: Frame) -> list[Image]:
+        state, section = frame.state, frame.label
+        return [
+            Image(
+                f"race{loaded.id}-track.png",
+                lambda: render_track(state, active_section=section),  # type: ignore[arg-type]
+            ),
+            Image(f"race{loaded.id}-dashboards.png", lambda: render_dashboards(state)),  # type: ignore[arg-type]
+        ]
+
     def summary(self, loaded: Loaded) -> str:
         state: RF90State = loaded.state  # type: ignore[assignment]
         track = catalog.track(state.track)
@@ -263,9 +277,14 @@ class RF90Presenter(Presenter):
 
     def board(self, loaded: Loaded, highlight: int | None) -> list[Image] | None:
         state: RF90State = loaded.state  # type: ignore[assignment]
-        if state.phase not in ("race", "finished"):
-            return None  # no grid yet: the set-up and the qualifying are told in text
-        return [
+        first_pick = state.phase == "start" and all(
+            state.cars[c].seat is None for c in state.grid_order[: state.start_next]
+        )  # robots on the grid are skipped: the first driver to choose follows the reveal
+        if not first_pick:
+            # The race itself is shown once per section activation (frame_images); before
+            # the grid is known there is nothing to draw.
+            return None
+        return [  # the qualifying reveal: the grid
             Image(f"race{loaded.id}-track.png", lambda: render_track(state)),
             Image(f"race{loaded.id}-dashboards.png", lambda: render_dashboards(state)),
         ]

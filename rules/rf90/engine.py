@@ -51,6 +51,7 @@ class Ctx:
         self.events: list[Event] = []
         # (section, state) as each section activation ends, when watched (pictures)
         self.activations: list[tuple[int, RF90State]] | None = [] if watch else None
+        self.activation_events: list[int] = []  # how many events there were at each end
 
     def ev(self, kind: str, text: str, **data: Any) -> None:
         self.events.append(Event(kind=kind, text=text, data=data))
@@ -660,6 +661,19 @@ class RF90(Game[RF90State]):
         assert ctx.activations is not None
         return ctx.s, ctx.events, ctx.activations
 
+    def apply_frames(
+        self, state: RF90State, action: Action
+    ) -> tuple[RF90State, list[Event], list[tuple[int, RF90State, int]]]:
+        """`apply_watching`, each activation also telling how many of the events had happened
+        when it ended: (section, state, event count), one picture and its lines each."""
+        ctx = self._apply(state, action, watch=True)
+        assert ctx.activations is not None
+        frames = [
+            (section, at, n)
+            for (section, at), n in zip(ctx.activations, ctx.activation_events, strict=True)
+        ]
+        return ctx.s, ctx.events, frames
+
     def _apply(self, state: RF90State, action: Action, watch: bool) -> Ctx:
         if state.phase == "finished":
             raise IllegalAction("The race is over.")
@@ -978,6 +992,7 @@ class RF90(Game[RF90State]):
         s = ctx.s
         if s.activation is not None and ctx.activations is not None:
             ctx.activations.append((s.activation, s.model_copy(deep=True)))
+            ctx.activation_events.append(len(ctx.events))
         s.activation = None
 
     def _end_game_turn(self, ctx: Ctx) -> None:
