@@ -104,3 +104,15 @@ def test_bench_quick_prints_one_json_object_in_the_agreed_shape() -> None:
     assert league["png_bytes"]["standings"] > 1000
     assert result["concurrency"]["games"] >= 1 and result["concurrency"]["max_ms"] > 0
     assert set(result["rss_mb"]) == {"1", "10", "200"}
+
+
+def test_simulate_one_race_prints_its_json_summary(capsys) -> None:
+    assert main(["simulate", "rf90", "--seed", "3", "--players", "1", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["game"] == "rf90" and result["seed"] == 3 and result["players"] == 1
+    assert len(result["classification"]) == 8  # one seat and seven robots
+
+
+def test_simulate_races_is_refused_for_a_game_without_it(capsys) -> None:
+    assert main(["simulate", "pitformula", "--races", "2"]) == 2
+    assert "--races is not available for pitformula" in capsys.readouterr().err

@@ -1,13 +1,16 @@
 """The robot policy for player seats (timeouts, simulations) and the legal-action lists.
 
 Robot cars (Slow, Fast, SuperFast) are moved by the engine itself; this module decides for a
-player's car when its player is absent, with simple, deterministic choices.
+player's car when its player is absent (and in simulations), with deterministic choices that
+play as a strong player would (docs/rules/rf90.md, "Seat policy").
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cache
 from itertools import combinations
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rules.base import Action
 from rules.rf90 import catalog as cat
@@ -30,12 +33,9 @@ from rules.rf90.state import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rules.rf90.engine import RF90
-
-
-def _weather_tyre(state: RF90State) -> str:
-    space = cat.tables().weather.spaces[state.weather]
-    return {"dry": "hard", "uncertain": "intermediate", "rain": "wet"}[space.state]
 
 
 def card_plays(game: RF90, state: RF90State, seat: int) -> list[list[int]]:
@@ -121,15 +121,21 @@ def _phase_b_actions(game: RF90, state: RF90State, seat: int, car: Car) -> list[
     (the lowest) rather than damage, a blue disc, not unlapping, Save Fuel's fuel or Track card.
     Card selections (which cards pay, the Sharp discard) are the lowest cards; apply() accepts
     any other valid selection."""
+    return [PlayCards(seat=seat, **o) for o in _phase_b_options(game, state, seat, car)]
+
+
+def _phase_b_options(game: RF90, state: RF90State, seat: int, car: Car) -> list[dict]:
+    """The phase B plays as PlayCards fields (without the seat), in prompt order."""
     from rules.rf90.engine import Ctx, fuel_room
 
     cards = cat.cards(state.track)
     higher_lap = any(o.running and o.lap > car.lap for o in state.cars)
     tank_room = car.strategy == "save_fuel" and fuel_room(Ctx(state), car)
-    out: list[Action] = []
+    out: list[dict] = []
+    low_first = sorted(car.hand, key=lambda c: (cards[c].mp, c))
     for play in card_plays(game, state, seat):
         played = [cards[c] for c in play]
-        rest = sorted((c for c in car.hand if c not in play), key=lambda c: (cards[c].mp, c))
+        rest = [c for c in low_first if c not in play]
         traj = trajectory_for(state, played)
         sharp = traj is not None and traj.kind == "sharp"
         small = all(c.mp <= 2 for c in played)
@@ -149,17 +155,16 @@ def _phase_b_actions(game: RF90, state: RF90State, seat: int, car: Car) -> list[
                         for unlap in [True, False] if higher_lap else [True]:
                             for choice in ["track_card", "fuel"] if fuel_ok else ["track_card"]:
                                 out.append(
-                                    PlayCards(
-                                        seat=seat,
-                                        cards=play,
-                                        tyre_cards=tyre_cards,
-                                        use_trajectory=use,
-                                        sharp_discard=sharp_discard,
-                                        balance_damage=balance,
-                                        blue_bonus=blue,
-                                        unlap=unlap,
-                                        save_fuel_choice=choice,  # type: ignore[arg-type]
-                                    )
+                                    {
+                                        "cards": play,
+                                        "tyre_cards": tyre_cards,
+                                        "use_trajectory": use,
+                                        "sharp_discard": sharp_discard,
+                                        "balance_damage": balance,
+                                        "blue_bonus": blue,
+                                        "unlap": unlap,
+                                        "save_fuel_choice": choice,
+                                    }
                                 )
     return out
 
@@ -172,16 +177,21 @@ def pit_tyres(car: Car) -> list[str]:
     return (["soft"] if left else []) + ["hard", "intermediate", "wet"]
 
 
-def _phase_a_actions(state: RF90State, seat: int, car: Car, trajectory: str | None) -> list[Action]:
+def _phase_a_actions(
+    state: RF90State, seat: int, car: Car, trajectory: str | None, with_pits: bool = True
+) -> list[Action]:
     """Phase A: play on, skip the turn (keeping or changing the strategy), pit (every extra
     fuel, tyre type and strategy; the strategy may change only in a pit stop or a skipped turn,
-    or any time with Versatility), the Extreme Trajectory, Wise Driving, Save Fuel's discard."""
+    or any time with Versatility), the Extreme Trajectory, Wise Driving, Save Fuel's discard.
+    `with_pits=False` leaves out the optional pit stops (the seat policy's shorter list)."""
     others = [sid for sid in cat.strategy_ids() if sid != car.strategy]
+    must_pit = car.fuel_turn <= state.turn
     pits: list[Action] = [
         StartTurn(seat=seat, pit=PitStop(extra_sections=x, tyres=t, strategy=sid))  # type: ignore[arg-type]
         for x in range(3)
         for t in pit_tyres(car)
         for sid in [None, *others]
+        if with_pits or must_pit
     ]
     if car.fuel_turn <= state.turn:
         return pits
@@ -227,51 +237,47 @@ def setup_choices(seat: int) -> list[Action]:
     return out
 
 
-def robot_action(game: RF90, state: RF90State, seat: int) -> Action:
-    if seat not in game.to_act(state):
-        raise ValueError(f"seat {seat} is not to act")
-    if seat == ROBOT_SEAT:
-        assert state.robot_next is not None
-        return RobotTurn(seat=seat, car=state.robot_next)
-    car = game.seat_car(state, seat)
-    cards = cat.cards(state.track)
-    track = cat.track(state.track)
-    if state.phase == "setup" and not car.setup_chosen:
-        return ChooseSetup(seat=seat)  # the standard dashboard 2/2/2, no skill
-    if state.phase == "setup":
-        fast = sum(1 for c in car.hand if cards[c].mp >= 3)
-        return Mulligan(seat=seat, swap=fast < 2)
-    if state.phase == "qualifying":
-        best = max(car.hand, key=lambda c: (cards[c].mp, -cards[c].check_factor, -c))
-        return Qualify(seat=seat, card=best, fuel=12)
-    if state.phase == "start":
-        return ChooseStart(seat=seat, tyres=_weather_tyre(state), strategy="save_tyres")  # type: ignore[arg-type]
-    if state.duel is not None:
-        if state.duel.stage == "declare":
-            strong = any(cards[c].mp >= 3 for c in car.hand)
-            return DuelDeclare(seat=seat, join=state.duel.challenger is not None and strong)
-        best = max(car.hand, key=lambda c: (cards[c].mp, -c)) if car.hand else None
-        return DuelCards(seat=seat, cards=[best] if best is not None else [])
-    p = state.pending
-    assert p is not None
-    if p.phase == "A":
-        left = track.race_turns - state.turn
-        if car.fuel_turn <= state.turn:
-            extra = 0 if left <= 10 else min(2, -(-(left - 10) // 3))
-            return StartTurn(
-                seat=seat, pit=PitStop(extra_sections=extra, tyres=_weather_tyre(state))
-            )  # type: ignore[arg-type]
-        traj = track.trajectory(p.trajectory) if p.trajectory else None
-        # no Extreme Trajectory the turn before its fuel turn: a car off the track then cannot
-        # pit and runs out of fuel
-        if traj is not None and traj.kind == "extreme" and car.fuel_turn > state.turn + 1:
-            return StartTurn(seat=seat, extreme=True)
-        return StartTurn(seat=seat)
-    if p.phase == "B":
-        return _best_play(game, state, seat)
-    trajs = [] if car.off_track else game.free_trajectories(state, car.section)
-    best_t = max(trajs, key=lambda t: (track.trajectory(t).bonus, t)) if trajs else None
-    return EndTurn(seat=seat, trajectory=best_t)
+# --- the seat policy ----------------------------------------------------------------------------
+#
+# The seat policy plays a player's car when its player is absent (timeouts, autopilot) and in
+# simulations. It always picks one of `legal_actions` (so it can never make an illegal move) and
+# sees only what the player sees: its hand, the board, the public dashboards, never the decks.
+# Its card choice weighs each offered play by the MP it is expected to bring this turn against
+# what it spends (cards, tyre chips, damage) and earns (Track cards, drawn cards): docs/rules/
+# rf90.md, "Seat policy" (Paddock rule).
+
+
+@dataclass(frozen=True)
+class Weights:
+    """The seat policy's weights (Paddock design, tuned by simulation: docs/rules/rf90.md,
+    "Balance"). Values are in MP (sections) of this race."""
+
+    decay: float = 0.9  # the hand's i-th best card counts decay ** i of its expected MP ...
+    future: float = 0.85  # ... and MP later is worth this share of MP now
+    chip: float = 0.25  # a tyre chip, while the chips left cover the stint
+    scarce_chip: float = 0.9  # a tyre chip when they do not
+    chips_per_turn: float = 0.5  # the chips a stint is expected to need per turn
+    damage: float = 0.8  # a damage disc, besides the damage effect it may bring
+    last_space: float = 2.5  # using the last free damage space (the next disc retires the car)
+    brown_share: float = 0.2  # the share of brown (permanent) discs in the bag
+    extreme_margin: float = 0.0  # try an Extreme Trajectory when its expected gain exceeds this
+    landing: float = 1.0  # the share of a free trajectory's worth where the move ends
+    grid: float = 0.5  # the worth of a qualification point (a better grid place), in sections
+    weather_stays: float = 0.7  # the chance the weather stays as it is, for a tyre stop
+    pit_margin: float = 1.0  # stop early when it gains more than this
+
+
+W = Weights()
+
+
+def _weather_tyre(state: RF90State, car: Car) -> str:
+    """The tyres for the weather now: wet in rain, intermediate when uncertain (the only tyres
+    with no penalty there); when dry, soft while a set is left (their three +1 MP discs are worth
+    more than the hard tyres' Track card and chips), else hard."""
+    space = cat.tables().weather.spaces[state.weather]
+    if space.state == "dry":
+        return "soft" if "soft" in pit_tyres(car) else "hard"
+    return {"uncertain": "intermediate", "rain": "wet"}[space.state]
 
 
 def check_chance(state: RF90State, car: Car) -> float:
@@ -279,63 +285,486 @@ def check_chance(state: RF90State, car: Car) -> float:
     below the target; Lucky checks a second card after a failure."""
     from rules.rf90.engine import Ctx, target_check
 
-    p = min(1.0, max(0.0, (target_check(Ctx(state), car) - 1) / 99))
+    return _chance(target_check(Ctx(state), car), car)
+
+
+def _chance(target: int, car: Car) -> float:
+    p = min(1.0, max(0.0, (target - 1) / 99))
     return 1 - (1 - p) ** 2 if car.strategy == "lucky" else p
 
 
-def _best_play(game: RF90, state: RF90State, seat: int) -> PlayCards:
-    from rules.rf90.engine import Ctx, damage_capacity, runs_wide_here
+def _card_mp(card: cat.Card, chance: float) -> float:
+    return card.mp * (chance if card.check else 1.0)
 
-    car = game.seat_car(state, seat)
-    cards = cat.cards(state.track)
-    room = damage_capacity(car) - car.damage
-    eff = cat.tables().damage_effects
-    chance = check_chance(state, car)
-    # a failed green check in a curve with an off-track trajectory sends the car off the track
-    # (Paddock rule): the move is lost and the costs paid; weigh it as a few MP more
-    wide = runs_wide_here(Ctx(state), car)
-    best: tuple[float, PlayCards] | None = None
-    for play in card_plays(game, state, seat):
-        played = [cards[c] for c in play]
-        rest = sorted((c for c in car.hand if c not in play), key=lambda c: (cards[c].mp, c))
-        claimed = trajectory_for(state, played)
-        use = claimed is not None
-        sharp = claimed is not None and claimed.kind == "sharp"
-        cost = claimed.cost if (sharp and claimed is not None) else cat.Cost()
-        tyres = tyres_due(car, played, cost)
-        need_cards = max(0, tyres - car.chips)
-        if cost.cards and len(rest) <= need_cards:  # no card left for the Sharp discard
-            sharp = use = False
-            cost = cat.Cost()
-            tyres = tyres_due(car, played, cost)
-            need_cards = max(0, tyres - car.chips)
-        tyre_cards = rest[:need_cards]
-        short = need_cards - len(tyre_cards)
-        damage = sum(c.damage for c in played) + cost.damage + short
-        if damage >= room:
-            continue
-        # a green card's MP count only when its blind check passes
-        mp = sum(c.mp * (chance if c.check else 1.0) for c in played)
-        mp += claimed.bonus if use and claimed else 0
-        if wide and any(c.check for c in played):
-            mp -= (1 - chance) * (3 + sum(c.mp for c in played))
-            if car.fuel_turn <= state.turn + 1:  # off the track on its fuel turn: out of fuel
-                mp -= (1 - chance) * 30
-        if room - damage <= eff.spaces_left:  # the damage effect applies in this move's phase D
-            mp -= eff.mp_penalty
-        score = mp - 0.6 * tyres - 1.2 * damage - 0.3 * len(play) + 0.05 * (room - damage)
-        pool = [c for c in rest if c not in tyre_cards]
-        action = PlayCards(
-            seat=seat,
-            cards=play,
-            tyre_cards=tyre_cards,
-            use_trajectory=use,
-            sharp_discard=(pool[0] if cost.cards and pool else None),
-            blue_bonus=car.blue > 0,
+
+@cache
+def _mean_mp(track: str | None, chance: float) -> float:
+    """The mean expected MP of a Race card (track None) or of a Track card of this track."""
+    deck = cat.race_deck() if track is None else cat.track_deck(track)
+    return sum(_card_mp(c, chance) for c in deck.values()) / max(1, len(deck))
+
+
+def _fuel_stop_extra(turn: int, race_turns: int) -> int | None:
+    """The fewest extra sections (0-2) for a stop on `turn` to last to the end, None if none
+    does (another stop will be needed)."""
+    fuel = cat.tables().fuel
+    for x in range(fuel.max_extra_sections + 1):
+        if turn + fuel.per_stop + fuel.per_extra_section * x > race_turns:
+            return x
+    return None
+
+
+def _stops_cost(track: cat.Track, turn: int) -> int:
+    """The sections lost in the fuel stops from a stop due on `turn` to the end of the race
+    (each with the fewest extra sections that last to the end, or none and another stop)."""
+    if turn > track.race_turns:
+        return 0
+    extra = _fuel_stop_extra(turn, track.race_turns)
+    if extra is not None:
+        return track.pit_sections + extra
+    return track.pit_sections + _stops_cost(track, turn + cat.tables().fuel.per_stop)
+
+
+class _Turn:
+    """What the policy knows when it chooses in a player's individual turn."""
+
+    def __init__(self, game: RF90, state: RF90State, seat: int) -> None:
+        from rules.rf90.engine import (
+            Ctx,
+            damage_capacity,
+            damage_penalty,
+            runs_wide_here,
+            safety_car,
         )
-        if best is None or score > best[0]:
-            best = (score, action)
-    if best is None:
-        safest = min(car.hand, key=lambda c: (cards[c].damage, cards[c].tyres, -cards[c].mp, c))
-        return PlayCards(seat=seat, cards=[safest], use_trajectory=False, blue_bonus=car.blue > 0)
-    return best[1]
+
+        ctx = Ctx(state)
+        self.state = state
+        self.car = car = game.seat_car(state, seat)
+        self.cards = cat.cards(state.track)
+        self.track = cat.track(state.track)
+        self.tables = cat.tables()
+        self.chance = check_chance(state, car)
+        self.capacity = damage_capacity(car)
+        self.room = self.capacity - car.damage
+        race_turns = self.track.race_turns
+        self.turns_left = race_turns - state.turn  # turns after this one
+        stop = min(car.fuel_turn, race_turns + 1)
+        self.stint_left = max(0, stop - state.turn - 1)  # turns after this one before the stop
+        self.weights = [W.future * W.decay**i for i in range(self.turns_left)]
+        self.safety = safety_car(ctx)
+        self.wide_here = runs_wide_here(ctx, car)
+        p = state.pending
+        self.traj = self.track.trajectory(p.trajectory) if p is not None and p.trajectory else None
+        self.extreme_ok = p is not None and p.extreme_ok
+        self.race_card = _mean_mp(None, self.chance)
+        self.track_card = _mean_mp(state.track, self.chance)
+        self.reach = self._reach()
+        self.safety_mp = self.tables.flags.safety_car_max_mp
+        self.save_tyres = car.strategy == "save_tyres"
+        self.hazard = car.strategy == "hazard"
+        self.spaces_left = self.tables.damage_effects.spaces_left
+        self.max_weather = len(self.tables.weather.spaces) - 1
+        # per card: mp, check, tyres, damage, draw, weather, colour; and, for the hand's worth,
+        # its expected MP and whether it can partner any card (a +1 or a pair symbol)
+        self.info = {
+            c: (k.mp, k.check, k.tyres, k.damage, k.draw, k.weather, k.colour)
+            for c in car.hand
+            for k in [self.cards[c]]
+        }
+        self.mp = {
+            c: (_card_mp(k, self.chance), k.mp == 1 or k.pair)
+            for c in car.hand
+            for k in [self.cards[c]]
+        }
+        low = sorted(self.mp.values())
+        # what the lowest card of the hand is worth (an off-track card symbol takes one)
+        self.lowest = self.hand_value(low) - self.hand_value(low[1:]) if low else 0.0
+        self.new_race = (self.race_card, False)  # a card drawn, counted as a main card
+        self.new_track = (self.track_card, False)
+        self.weather_now = self.weather_mod(state.weather)
+        # MP every play gets: the weather, the damage effect already there, re-entering
+        self.base_extra = self.weather_now - damage_penalty(car)
+        if car.off_track:
+            self.base_extra -= car.off_penalty + 1
+        # the trajectory the car stands on, when a play may claim it
+        t = self.traj
+        usable = t is not None and (t.kind != "extreme" or self.extreme_ok)
+        self.claimable = set(t.colours) if usable and t is not None else None
+        self.sharp_cost = t.cost if (t is not None and t.kind == "sharp") else None
+        self.wide_value = self.off_track_value() if self.wide_here else 0.0
+        # the best free trajectory where a move of k sections ends, for the next turn
+        taken = {c.trajectory for c in state.cars if c.trajectory and c.running}
+        self.landing = [0.0] * (self.reach + 1)
+        if self.turns_left > 0:  # (not counting on a move that fails to reach a spot)
+            for k in range(1, self.reach + 1):
+                sec = self.track.sections[(car.section + k) % self.track.length]
+                spots = [t.id for t in sec.trajectories if t.id not in taken]
+                self.landing[k] = W.landing * max(map(self.trajectory, spots), default=0.0)
+
+    def _reach(self) -> int:
+        """How many sections the car could move now: up to the first full section, or into
+        the first section under a yellow flag."""
+        s, n = self.state, self.track.length
+        sec = self.car.section
+        steps = 0
+        for _ in range(12):
+            nxt = (sec + 1) % n
+            if len(s.sections[nxt]) >= self.track.sections[nxt].capacity:
+                break
+            steps += 1
+            sec = nxt
+            if nxt in s.yellow_flags:
+                break
+        return steps
+
+    def hand_value(self, cards: list[tuple[float, bool]]) -> float:
+        """What a hand is worth for the rest of the race, its cards given as (expected MP,
+        partner): each turn left plays a main card and a partner (a +1 or a pair-symbol card)
+        with it; the best cards count most, the cards no turn left can play count nothing."""
+        ranked = sorted(cards, reverse=True)
+        n = self.turns_left
+        main = ranked[:n]
+        partners = [m for m, partner in ranked[n:] if partner][:n]
+        w = self.weights
+        return sum(w[i] * m for i, (m, _) in enumerate(main)) + sum(
+            w[i] * m for i, m in enumerate(partners)
+        )
+
+    def chip_value(self, chips_left: int) -> float:
+        """A tyre chip spent now: cheap while the chips left cover the rest of the stint
+        (worthless once nothing is left to need them), dear when they do not."""
+        need = W.chips_per_turn * self.stint_left
+        if chips_left < need:
+            return W.scarce_chip
+        return W.chip * min(1.0, need / max(1, chips_left))
+
+    def damage_cost(self, discs: int) -> float:
+        """Damage discs drawn now: their cost, the damage effect for the rest of the stint (red
+        discs leave at the stop, brown ones stay), and the risk of retiring."""
+        if discs <= 0:
+            return 0.0
+        eff = self.tables.damage_effects
+        cost = W.damage * discs
+        left = self.room - discs
+        if left <= eff.spaces_left < self.room:
+            rest = self.turns_left - self.stint_left
+            cost += eff.mp_penalty * (self.stint_left + W.brown_share * rest)
+        if left == 0 and self.turns_left > 0:
+            cost += W.last_space
+        return cost
+
+    def weather_mod(self, weather: int) -> int:
+        space = self.tables.weather.spaces[weather]
+        car = self.car
+        if car.tyre is None:
+            return 0
+        mod = self.tables.weather.modifiers[space.state][car.tyre]
+        if car.skill == "rain_expert" and space.state == "uncertain" and car.tyre != "intermediate":
+            return max(0, mod)
+        return mod
+
+    def off_track_value(self, corner: int | None = None) -> float:
+        """The car leaves the track at this corner (default: its own section, a failed green
+        check): no move, the off-track costs, the re-entry MP lost next turn; off the track on
+        its fuel turn, it is out of fuel."""
+        sec = self.track.sections[self.car.section if corner is None else corner]
+        off = sec.off_track
+        if off is None:
+            return 0.0
+        ahead = (off.reentry - self.car.section) % self.track.length
+        value = ahead - 1 - off.penalty
+        value -= off.cost.tyres * self.chip_value(self.car.chips - off.cost.tyres)
+        value -= self.damage_cost(off.cost.damage) + off.cost.cards * self.lowest
+        if self.car.fuel_turn <= self.state.turn + 1:
+            value -= 50.0
+        return value
+
+    def play(self, o: dict) -> float:
+        """The expected worth of a phase B play (PlayCards fields): the sections it moves the
+        car now, less the cards, chips and damage it spends, plus the cards it draws."""
+        car, traj, info = self.car, self.traj, self.info
+        played = [info[c] for c in o["cards"]]
+        use = o["use_trajectory"] and self.claimable is not None
+        if use:
+            use = any(c[6] in self.claimable for c in played)
+        cost = self.sharp_cost if use else None
+        asked = sum(c[2] for c in played) + (cost.tyres if cost else 0)
+        due = asked - (1 if self.save_tyres and asked else 0)
+        balance = 1 if o["balance_damage"] else 0
+        due -= balance
+        by_cards = min(len(o["tyre_cards"]), due)
+        chips = min(car.chips, due - by_cards)
+        short = due - by_cards - chips
+        discs = sum(c[3] for c in played) + (cost.damage if cost else 0) + short + balance
+        if discs > self.room:
+            return -1000.0 - discs  # the car would retire
+        spent = set(o["cards"]) | set(o["tyre_cards"][:by_cards])
+        if cost is not None and cost.cards:
+            discard = o["sharp_discard"]
+            if discard is None:
+                pool = [c for c in car.hand if c not in spent]
+                discard = min(pool, key=lambda c: (info[c][0], c))
+            spent.add(discard)
+        # this turn's move
+        shift = sum(c[5] for c in played)
+        weather = min(self.max_weather, max(0, self.state.weather + shift))
+        extra = self.base_extra + (1 if o["blue_bonus"] else 0)
+        if use and traj is not None:
+            extra += traj.bonus
+        if shift:
+            extra += self.weather_mod(weather) - self.weather_now
+        if self.hazard:
+            extra += discs
+        if discs and self.room - discs <= self.spaces_left < self.room:
+            extra -= self.tables.damage_effects.mp_penalty
+        sure = sum(c[0] for c in played if not c[1])
+        greens = [c[0] for c in played if c[1]]
+        if not greens:
+            moved = self.moved(sure + extra)
+        elif len(greens) == 1:
+            p = self.chance
+            fail = self.wide_value if self.wide_here else self.moved(sure + extra)
+            moved = p * self.moved(sure + greens[0] + extra) + (1 - p) * fail
+        else:
+            p = self.chance
+            both = self.moved(sure + greens[0] + greens[1] + extra)
+            if self.wide_here:
+                fail = (1 - p * p) * self.wide_value
+            else:
+                fail = p * (1 - p) * (
+                    self.moved(sure + greens[0] + extra) + self.moved(sure + greens[1] + extra)
+                ) + (1 - p) ** 2 * self.moved(sure + extra)
+            moved = p * p * both + fail
+        # what the play spends and earns
+        score = moved
+        if chips:
+            score -= chips * self.chip_value(car.chips - chips)
+        if discs:
+            score -= self.damage_cost(discs)
+        kept = [m for c, m in self.mp.items() if c not in spent]
+        kept += [self.new_race] * sum(c[4] for c in played)
+        if self.save_tyres and asked > 0 and due == 0:  # the special: a Track card
+            kept.append(self.new_track)
+        score += self.hand_value(kept)
+        if shift:  # the weather for the rest of the stint
+            score += 0.5 * min(self.stint_left, 4) * (self.weather_mod(weather) - self.weather_now)
+        return score
+
+    def steps(self, mp: int) -> int:
+        """The sections a move of `mp` MP covers now (safety car, full sections ahead)."""
+        if mp <= 0:
+            return 0
+        if self.safety:
+            mp = min(mp, self.safety_mp)
+        return min(mp, self.reach)
+
+    def moved(self, mp: int) -> float:
+        """A move of `mp` MP: its sections, and the trajectory it may end on."""
+        steps = self.steps(mp)
+        return steps + self.landing[steps]
+
+    def trajectory(self, tid: str | None) -> float:
+        """A spot to stand on for the next turn: its bonus if a card in hand can claim it."""
+        if tid is None:
+            return 0.0
+        from rules.rf90.engine import bonus_to_checks
+
+        t = self.track.trajectory(tid)
+        # the chance to claim it with a card in hand (a green one must pass its check)
+        match = max(
+            (
+                self.chance if self.cards[c].check else 1.0
+                for c in self.car.hand
+                if self.cards[c].colour in t.colours
+            ),
+            default=0.3,  # a card of its colour may still be drawn
+        )
+        value = t.bonus * match
+        if t.kind == "extreme":  # only worth it when the attempt is sure enough (_phase_a)
+            assert t.target is not None
+            ok = _chance(t.target + bonus_to_checks(self.car), self.car)
+            return value * ok if ok >= 0.75 else 0.1 * t.bonus
+        if t.kind == "sharp":
+            value -= 0.3 * (t.cost.tyres + t.cost.damage + t.cost.cards)
+        return value
+
+
+def _best(actions: list[Any], score: Callable[[Any], float]) -> Any:
+    """The first action of highest score (the order of `legal_actions` breaks ties)."""
+    best, best_score = actions[0], float("-inf")
+    for a in actions:
+        s = score(a)
+        if s > best_score + 1e-9:
+            best, best_score = a, s
+    return best
+
+
+def robot_action(game: RF90, state: RF90State, seat: int) -> Action:
+    """The seat policy's choice: always one of `legal_actions(game, state, seat)`."""
+    if seat not in game.to_act(state):
+        raise ValueError(f"seat {seat} is not to act")
+    if seat == ROBOT_SEAT:
+        assert state.robot_next is not None
+        return RobotTurn(seat=seat, car=state.robot_next)
+    car = game.seat_car(state, seat)
+    p = state.pending
+    if state.phase == "race" and state.duel is None and p is not None:
+        if p.phase == "A":  # the prompt's actions but the optional pit stops
+            options = _phase_a_actions(state, seat, car, p.trajectory, with_pits=False)
+            return _phase_a(game, state, seat, options)
+        turn = _Turn(game, state, seat)
+        if p.phase == "B":
+            best = _best(_phase_b_options(game, state, seat, car), turn.play)
+            return PlayCards(seat=seat, **best)
+        return _best(legal_actions(game, state, seat), lambda a: _phase_e(turn, a))
+    legal = legal_actions(game, state, seat)
+    if state.phase == "setup" and not car.setup_chosen:
+        return _setup(legal)
+    if state.phase == "setup":
+        return _mulligan(state, car, legal)
+    if state.phase == "qualifying":
+        return _qualify(state, car, legal)
+    if state.phase == "start":
+        return _start(state, legal)
+    return _duel(state, car, legal)
+
+
+def _setup(legal: list[Action]) -> Action:
+    """The standard dashboard 2/2/2 and no skill (Paddock rule: what a league race without set-up
+    rules gives every car)."""
+    return next(a for a in legal if a == ChooseSetup(seat=a.seat))
+
+
+def _hand_score(state: RF90State, hand: list[int]) -> float:
+    cards = cat.cards(state.track)
+    return (
+        sum(cards[c].mp for c in hand) + max((cards[c].check_factor for c in hand), default=0) / 25
+    )
+
+
+def _mulligan(state: RF90State, car: Car, legal: list[Action]) -> Action:
+    """Swap a hand worse than an average one: its MP, and the best target check it offers."""
+    race = cat.race_deck()
+    mean = sum(c.mp for c in race.values()) / len(race)
+    swap = _hand_score(state, car.hand) < mean * len(car.hand) + 2.0
+    return next(a for a in legal if isinstance(a, Mulligan) and a.swap == swap)
+
+
+def _qualify(state: RF90State, car: Car, legal: list[Action]) -> Action:
+    """The qualification card becomes the target check for green cards and lapping: give up a
+    low card with a high check factor. The fuel token: the one stop that loses fewest sections,
+    the grid place weighing a little (half a section a qualification point)."""
+    cards = cat.cards(state.track)
+    track = cat.track(state.track)
+    fuel_bonus = cat.tables().fuel.turns
+
+    def score(a: Action) -> float:
+        assert isinstance(a, Qualify)
+        c = cards[a.card]
+        lost = _stops_cost(track, a.fuel)
+        target = c.check_factor / 99 * 8.0  # the green cards' and lapping checks over a race
+        grid = W.grid * (c.mp + fuel_bonus[a.fuel])
+        return target + grid - lost - 0.7 * c.mp
+
+    return _best(legal, score)
+
+
+def _start(state: RF90State, legal: list[Action]) -> Action:
+    """Tyres for the weather, and Save Tyres: paying no tyre on most turns draws Track cards."""
+    car = next(c for c in state.cars if c.seat == legal[0].seat)
+    tyre = _weather_tyre(state, car)
+    return next(
+        a
+        for a in legal
+        if isinstance(a, ChooseStart) and a.tyres == tyre and a.strategy == "save_tyres"
+    )
+
+
+def _duel(state: RF90State, car: Car, legal: list[Action]) -> Action:
+    """Duels cost cards: fight only on the last turn, when cards are worth nothing more and the
+    place in the section is the place at the finish; then with the two highest cards."""
+    d = state.duel
+    assert d is not None
+    last = state.turn >= cat.track(state.track).race_turns
+    if d.stage == "declare":
+        ahead = d.order[: d.order.index(car.id)] if car.id in d.order else []
+        fight = last and bool(ahead or d.challenger is not None)
+        return next(a for a in legal if isinstance(a, DuelDeclare) and a.join == fight)
+    cards = cat.cards(state.track)
+    if not last:
+        return next(a for a in legal if isinstance(a, DuelCards) and not a.cards)
+    return _best(legal, lambda a: sum(cards[c].mp for c in a.cards))  # type: ignore[attr-defined]
+
+
+def _phase_a(game: RF90, state: RF90State, seat: int, legal: list[Action]) -> Action:
+    car = game.seat_car(state, seat)
+    track = cat.track(state.track)
+    starts = [a for a in legal if isinstance(a, StartTurn)]
+    pits = [a for a in starts if a.pit is not None]
+    if car.fuel_turn <= state.turn:
+        return _pit(state, car, pits, track)
+    if not car.off_track and _early_stop_gain(state, car) > W.pit_margin:
+        full = _phase_a_actions(state, seat, car, state.pending.trajectory)  # type: ignore[union-attr]
+        return _pit(state, car, [a for a in full if isinstance(a, StartTurn) and a.pit], track)
+    plain = StartTurn(seat=seat)
+    p = state.pending
+    assert p is not None
+    traj = track.trajectory(p.trajectory) if p.trajectory else None
+    if traj is not None and traj.kind == "extreme" and StartTurn(seat=seat, extreme=True) in legal:
+        turn = _Turn(game, state, seat)
+        from rules.rf90.engine import bonus_to_checks
+
+        assert traj.target is not None
+        ok = _chance(traj.target + bonus_to_checks(car), car)
+        can_claim = any(turn.cards[c].colour in traj.colours for c in car.hand)
+        corner = track.next_corner(car.section)
+        if corner is not None and corner.off_track is not None:
+            # off the track: no move this turn (about a turn's MP), the costs, the re-entry
+            fail = -4.0 + turn.off_track_value(corner.index)
+        else:
+            fail = -turn.damage_cost(1)
+        gain = ok * (traj.bonus if can_claim else 0) + (1 - ok) * fail
+        if gain > W.extreme_margin:
+            return StartTurn(seat=seat, extreme=True)
+    return plain
+
+
+def _early_stop_gain(state: RF90State, car: Car) -> float:
+    """What stopping now rather than on the fuel turn is worth: tyres for the weather (the
+    weather taken to stay as it is, discounted), the red discs' damage effect gone, against the
+    sections the earlier stop costs."""
+    from rules.rf90.engine import Ctx, damage_capacity, damage_penalty, weather_modifier
+
+    track = cat.track(state.track)
+    turn, last = state.turn, track.race_turns
+    due = min(car.fuel_turn, last + 1)  # the planned stop (none after the last turn)
+    wait = due - turn  # turns played before it, this one included
+    if wait <= 1:
+        return 0.0
+    now = weather_modifier(Ctx(state), car)
+    fitted = car.model_copy(update={"tyre": _weather_tyre(state, car)})
+    better = weather_modifier(Ctx(state), fitted) - now
+    gain = W.weather_stays * better * wait
+    repaired = car.model_copy(update={"damage_red": 0})
+    gain += (damage_penalty(car) - damage_penalty(repaired)) * wait
+    if damage_capacity(car) - car.damage <= 1 < damage_capacity(car) - car.damage_brown:
+        gain += W.last_space  # the next disc would retire the car, and the stop repairs it
+    return gain - (_stops_cost(track, turn) - _stops_cost(track, due))
+
+
+def _pit(state: RF90State, car: Car, pits: list[StartTurn], track: cat.Track) -> Action:
+    """The fuel stop: tyres for the weather, the fewest extra sections that last to the end
+    (none when another stop will be needed anyway), the strategy kept."""
+    extra = _fuel_stop_extra(state.turn, track.race_turns)
+    want = PitStop(extra_sections=extra or 0, tyres=_weather_tyre(state, car))  # type: ignore[arg-type]
+    for a in pits:
+        if a.pit == want:
+            return a
+    return pits[0]
+
+
+def _phase_e(turn: _Turn, a: Action) -> float:
+    assert isinstance(a, EndTurn)
+    if a.late_brake:
+        return -1.0  # never (docs/rules/rf90.md, "Not implemented yet")
+    return turn.trajectory(a.trajectory)

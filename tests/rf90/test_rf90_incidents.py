@@ -331,7 +331,8 @@ def test_the_seat_policy_plays_a_green_card_only_with_a_good_chance_of_passing(
 ):
     green4, yellow2, red4 = card("green", 4), card("yellow", 2, weather=0), card("red", 4)
     qual = _cf_card(target, target + 1, {green4, yellow2, red4})
-    spec = [{"name": "Blue", "seat": 0, "section": 5, "hand": [green4, yellow2]}]
+    # on the grid straight: neither play ends on a trajectory spot (no other reason to choose)
+    spec = [{"name": "Blue", "seat": 0, "section": 21, "hand": [green4, yellow2]}]
     spec[0]["qual_card"] = qual
     state = begin(build("barcelona", spec, deck_top=[red4]), 0)
     state, _ = GAME.apply(state, StartTurn(seat=0))

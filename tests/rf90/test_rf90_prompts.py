@@ -67,11 +67,16 @@ def test_save_fuel_offers_its_discard_for_cards_over_two_mp():
 
 
 def test_the_seat_policy_takes_no_extreme_trajectory_the_turn_before_its_fuel_turn():
-    # B9a is Extreme; a failure sends the car off the track, and an off-track car cannot pit
-    risky = _phase_a(trajectory="B9a", fuel_turn=6)
+    # B9a is Extreme (target 50); a failure sends the car off the track, and an off-track car
+    # cannot pit. Reflexes and Consistency raise the target to 80: worth trying, but not then.
+    hand = [card("red", 4), card("yellow", 1), card("orange", 2), card("yellow", 2)]
+    sure = {"skill": "reflexes", "strategy": "consistency", "hand": hand}
+    risky = _phase_a(trajectory="B9a", fuel_turn=6, **sure)
     assert GAME.robot_action(risky, 0) == StartTurn(seat=0)
-    safe = _phase_a(trajectory="B9a", fuel_turn=8)
+    safe = _phase_a(trajectory="B9a", fuel_turn=8, **sure)
     assert GAME.robot_action(safe, 0) == StartTurn(seat=0, extreme=True)
+    # at the printed target alone (50) a failure costs more than the +2 is worth
+    assert GAME.robot_action(_phase_a(trajectory="B9a", fuel_turn=8), 0) == StartTurn(seat=0)
 
 
 # --- every offered action is accepted: random legal play (a fuzz over the prompts) -------------

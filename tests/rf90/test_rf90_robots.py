@@ -1,5 +1,5 @@
 """Robot late braking, contests forced by an orange card, stops after a weather change
-(docs/rules/rf90.md, Robots)."""
+(docs/rules/rf90.md, Robots); the seat policy's choices (Robots, "Seat policy")."""
 
 from __future__ import annotations
 
@@ -185,3 +185,71 @@ def test_robots_average_at_most_two_stops_per_race():
             stops += [c["pit_stops"] for c in result["classification"] if c["robot"]]
         assert sum(stops) / len(stops) <= 2.0, (track, stops)
         assert max(stops) <= 2
+
+
+# --- the seat policy (docs/rules/rf90.md, "Seat policy") -----------------------------------------
+
+
+def _policy_race(seed: int, config: dict) -> int:
+    """Play a race with the seat policy and check each of its choices is an offered action."""
+    state = GAME.new_game(seed, config)
+    checked = 0
+    while not GAME.is_terminal(state):
+        seat = GAME.to_act(state)[0]
+        action = GAME.robot_action(state, seat)
+        assert action in GAME.legal_actions(state, seat), (state.phase, state.turn, action)
+        checked += 1
+        state, _ = GAME.apply(state, action)
+    return checked
+
+
+def test_the_seat_policy_always_picks_an_offered_action():
+    skills = [{"skill": "reflexes"}, {"skill": "pitting"}, {"skill": "wise_driving"}, {}]
+    configs = [
+        (21, {"track": "barcelona", "players": 2}),
+        (22, {"track": "silverstone", "players": skills}),
+        (23, {"track": "silverstone", "players": [{"skill": "versatility"}]}),
+    ]
+    for seed, config in configs:
+        assert _policy_race(seed, config) > 25
+
+
+def test_the_seat_policy_never_plays_the_disc_that_retires_its_car():
+    red4, orange2 = card("red", 4), card("orange", 2)
+    spec = [{"name": "Blue", "seat": 0, "section": 13, "hand": [red4], "damage_red": 4}]
+    state = begin(build("barcelona", spec, deck_top=[orange2]), 0)
+    state, _ = GAME.apply(state, StartTurn(seat=0))
+    action = GAME.robot_action(state, 0)
+    assert isinstance(action, PlayCards) and action.cards == [orange2]
+
+
+def test_the_seat_policy_stops_early_for_wet_tyres_when_rain_sets_in():
+    spec = [{"name": "Blue", "seat": 0, "section": 13, "hand": [card("red", 4)], "fuel_turn": 20}]
+    rain = begin(build("barcelona", spec, weather=5), 0)  # hard tyres in the rain: 2 MP less
+    action = GAME.robot_action(rain, 0)
+    assert isinstance(action, StartTurn) and action.pit is not None
+    assert action.pit.tyres == "wet" and action in GAME.legal_actions(rain, 0)
+    dry = begin(build("barcelona", spec, weather=0), 0)
+    assert GAME.robot_action(dry, 0) == StartTurn(seat=0)
+
+
+def test_the_seat_policy_plays_a_pair_that_pays_no_tyre_for_the_save_tyres_track_card():
+    # Save Tyres: orange +2 (1 tyre, saved) with yellow +1 moves 3 and draws a Track card;
+    # red +4 would pay a chip and a third disc, which brings the damage effect
+    orange2, yellow1, red4 = card("orange", 2), card("yellow", 1, weather=0), card("red", 4)
+    spec = [
+        {
+            "name": "Blue",
+            "seat": 0,
+            "section": 13,
+            "hand": [orange2, red4],
+            "strategy": "save_tyres",
+            "damage_red": 2,
+        }
+    ]
+    state = begin(build("barcelona", spec, deck_top=[yellow1]), 0)
+    state, _ = GAME.apply(state, StartTurn(seat=0))
+    action = GAME.robot_action(state, 0)
+    assert isinstance(action, PlayCards) and sorted(action.cards) == sorted([orange2, yellow1])
+    state, events = GAME.apply(state, action)
+    assert any(e.kind == "track_card" for e in events)
