@@ -786,7 +786,35 @@ class SqliteStore:
         `record_game_results` takes them), `timers` (replace the game's timers; None keeps
         them) and `human_at` (the time of a person's action, for idle races).
         """
-        seq = expected_seq + 1
+        return await self.append_actions(
+            game_id,
+            expected_seq,
+            [(actor, action_json, by_robot)],
+            state_json,
+            status=status,
+            results=results,
+            timers=timers,
+            human_at=human_at,
+        )
+
+    async def append_actions(
+        self,
+        game_id: int,
+        expected_seq: int,
+        actions: list[tuple[str, str, bool]],
+        state_json: str,
+        *,
+        status: str | None = None,
+        results: list[tuple[int, int | None, str]] | None = None,
+        timers: list[TimerSpec] | None = None,
+        human_at: float | None = None,
+    ) -> int:
+        """`append_action` for a chain of actions (actor, action JSON, by robot) taken one
+        after the other, e.g. robots' moves: every one logged, the snapshot of the last
+        stored, one transaction. Returns the last sequence number."""
+        if not actions:
+            raise ValueError("append_actions needs at least one action")
+        seq = expected_seq + len(actions)
         now = _now()
         try:
             async with self.transaction() as db:
@@ -797,10 +825,13 @@ class SqliteStore:
                     raise NotFound(f"Game #{game_id} has no state to act on.")
                 if current["seq"] != expected_seq:
                     raise _Moved()
-                await db.execute(
+                await db.executemany(
                     "INSERT INTO game_actions (game_id, seq, actor, by_robot, action_json,"
                     " created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                    (game_id, seq, actor, int(by_robot), action_json, now),
+                    [
+                        (game_id, expected_seq + i + 1, who, int(robot), body, now)
+                        for i, (who, body, robot) in enumerate(actions)
+                    ],
                 )
                 await db.execute(
                     "UPDATE game_snapshots SET seq = ?, state_json = ?, updated_at = ?"

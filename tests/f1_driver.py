@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from rules.base import get_game
@@ -48,8 +49,10 @@ async def settled(d: InProcessDriver, gid: int) -> None:
     raise AssertionError("the race never came back to a driver")
 
 
-async def play_one_click(d: InProcessDriver, gid: int) -> None:
-    """The player to act clicks what the robot policy would choose (or the first offer)."""
+async def play_one_click(d: InProcessDriver, gid: int) -> float:
+    """The player to act clicks what the robot policy would choose (or the first offer).
+    Returns the seconds from that click's arrival to the bot being done with it (state
+    stored, images drawn, messages sent): what the bench measures."""
     game, state, seq = await state_of(d, gid)
     seat = game.to_act(state)[0]
     user = await seat_user(d, gid, seat)
@@ -63,12 +66,16 @@ async def play_one_click(d: InProcessDriver, gid: int) -> None:
         # A Tactic card: it is offered only in the driver's ephemeral hand view.
         hand = await d.click(f"pd:f1:{gid}:hand", user=user, message_id=int(prompt["id"]))
         assert hand.ephemeral and custom_id in hand.last.custom_ids
+        start = time.perf_counter()
         calls = await d.click(custom_id, user=user)  # on the ephemeral hand message
     else:
+        start = time.perf_counter()
         calls = await d.click(custom_id, user=user, message_id=int(prompt["id"]))
+    took = time.perf_counter() - start
     assert not any(c.ephemeral and "not your turn" in (c.content or "") for c in calls)
     _, _, new_seq = await state_of(d, gid)
     assert new_seq > seq
+    return took
 
 
 async def start_race(d: InProcessDriver, *, laps: int = 1, robots: int = 1) -> int:
