@@ -476,7 +476,8 @@ class Table(LifeCycle):
         lines = [*head, *presenter.event_lines(events)]
         text = _clip("\n".join(lines)) or presenter.summary(loaded)
         if loaded.game.is_terminal(loaded.state):
-            await self.strip_prompt(channel, record.prompt_message_id)
+            if not frames:  # stripped before the frames
+                await self.strip_prompt(channel, record.prompt_message_id)
             if frames:  # the last frame showed the finish; what followed it in words
                 if lines:
                     await channel.send(text, allowed_mentions=MENTION_NONE)
@@ -507,7 +508,8 @@ class Table(LifeCycle):
                 log.info("prompt of game %s was deleted; posting a new one", record.id)
                 text = _clip("\n".join(self._move_lines.pop(record.id, [])))
                 text = text or presenter.summary(loaded)
-        await self.strip_prompt(channel, record.prompt_message_id)
+        if not frames:  # stripped before the frames
+            await self.strip_prompt(channel, record.prompt_message_id)
         boards = (
             [] if frames else _images(presenter.board(loaded, presenter.acting_seat(loaded.state)))
         )
