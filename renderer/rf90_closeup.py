@@ -71,6 +71,7 @@ from renderer.rf90_base import (
     _unit,
     car_colour_name,
     draw_trajectory_symbol,
+    palette_reference,
 )
 from renderer.rf90_closeup_layout import (
     C_MARKER,
@@ -248,24 +249,10 @@ def _reference(static: Image.Image) -> Image.Image:
     """The PNG palette of the close-ups over this static layer: its colours plus every car,
     badge and text colour, so that an image is only mapped to it."""
     sample = static.resize((static.width // 2, static.height // 2), Image.Resampling.NEAREST)
-    base = sample.quantize(colors=160, method=Image.Quantize.FASTOCTREE,
-                           dither=Image.Dither.NONE)  # fmt: skip
-    flat = base.getpalette() or []
-    used = sorted(i for _, i in base.getcolors(256) or [])
-    colours: list[RGB] = [(flat[3 * i], flat[3 * i + 1], flat[3 * i + 2]) for i in used]
     extra: list[RGB] = [HIGHLIGHT, LEADER_BG, ENDED_BG, SKIPPED_BG, TITLE_BG, TITLE_FG, INK,
                         HEADER_FG, (255, 255, 255), (0, 0, 0), OUTLINE_DARK, FLAG_RGB,
                         *WEATHER_RGB.values()]  # fmt: skip
-    for c in PALETTE.values():
-        extra.append(c.fill)
-        r, g, b = c.fill
-        extra.append(((r + 255) // 2, (g + 255) // 2, (b + 255) // 2))
-    for c in extra:
-        if c not in colours and len(colours) < 256:
-            colours.append(c)
-    ref = Image.new("P", (1, 1))
-    ref.putpalette([v for c in colours for v in c] + [0, 0, 0] * (256 - len(colours)))
-    return ref
+    return palette_reference(sample, 160, extra)
 
 
 @lru_cache(maxsize=128)

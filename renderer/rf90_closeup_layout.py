@@ -35,7 +35,7 @@ from renderer.rf90_base import (
     _unbilinear,
     _unit,
 )
-from renderer.rf90_track_layout import corner_title, cost_text
+from renderer.rf90_track_layout import _traj_text, corner_title, cost_text
 from rules.rf90 import GAME, catalog
 from rules.rf90.catalog import Section
 from rules.rf90.state import Car, RF90State
@@ -273,16 +273,6 @@ def _off_text(sec: Section) -> str:
     assert sec.off_track is not None
     c = sec.off_track.cost
     return "off " + cost_text(c.tyres, c.damage, c.cards)
-
-
-def _traj_text(t: catalog.Trajectory) -> str:
-    bits = [f"+{t.bonus}"]
-    cost = cost_text(t.cost.tyres, t.cost.damage, t.cost.cards)
-    if cost:
-        bits.append(cost)
-    if t.target is not None:
-        bits.append(f"chk {t.target}")
-    return " ".join(bits)
 
 
 def _traj_size(t: catalog.Trajectory) -> tuple[float, float]:

@@ -27,7 +27,6 @@ from PIL import Image, ImageDraw
 from renderer.common import (
     HEADER_BG,
     OUTLINE_DARK,
-    PALETTE,
     RGB,
     car_colour,
     draw_text,
@@ -43,6 +42,7 @@ from renderer.rf90_base import (
     TextLog,
     _track,
     car_colour_name,
+    palette_reference,
 )
 from rules.rf90 import GAME, catalog
 from rules.rf90.engine import bonus_to_checks, damage_capacity, fuel_chit, hand_limit
@@ -406,25 +406,10 @@ def _reference() -> Image.Image:
             x += 40
         _discs(draw, 420 + 9 * 40 - 300, y + k * ROW_H + ROW_H / 2, [BRAKE_RED, BROWN, BLUE_DISC,
                None])  # fmt: skip
-    base = sample.quantize(colors=200, method=Image.Quantize.FASTOCTREE,
-                           dither=Image.Dither.NONE)  # fmt: skip
-    flat = base.getpalette() or []
-    used = sorted(i for _, i in base.getcolors(256) or [])
-    colours: list[RGB] = [(flat[3 * i], flat[3 * i + 1], flat[3 * i + 2]) for i in used]
     extra: list[RGB] = [BG, PANEL, FG, MUTED, CARD_FACE, CARD_INK, NEW_RGB, BROWN, BLUE_DISC,
                         BRAKE_RED, HEADER_BG, (255, 255, 255), (0, 0, 0), OUTLINE_DARK,
                         *CARD_RGB.values(), *TYRE_RGB.values(), *WEATHER_RGB.values()]  # fmt: skip
-    for c in PALETTE.values():  # car markers: the fills, and their blends with the rings
-        extra.append(c.fill)
-        r, g, b = c.fill
-        extra.append(((r + 255) // 2, (g + 255) // 2, (b + 255) // 2))
-        extra.append(((r + 17) // 2, (g + 17) // 2, (b + 17) // 2))
-    for c in extra:
-        if c not in colours and len(colours) < 256:
-            colours.append(c)
-    ref = Image.new("P", (1, 1))
-    ref.putpalette([v for c in colours for v in c] + [0, 0, 0] * (256 - len(colours)))
-    return ref
+    return palette_reference(sample, 200, extra, dark_rings=True)
 
 
 def render_cockpit(state: RF90State, seat: int) -> bytes:

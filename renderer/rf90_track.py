@@ -13,7 +13,6 @@ from renderer.common import (
     INK,
     MUTED,
     OUTLINE_DARK,
-    PALETTE,
     PAPER,
     RGB,
     TITLE_BG,
@@ -73,6 +72,7 @@ from renderer.rf90_base import (
     car_colour_name,
     car_xy,
     draw_trajectory_symbol,
+    palette_reference,
     section_box,
 )
 from renderer.rf90_track_layout import (
@@ -415,23 +415,9 @@ def _reference(track_name: str) -> Image.Image:
     both.paste(static, (0, 0))
     both.paste(lit, (0, static.height))
     sample = both.resize((both.width // 2, both.height // 2), Image.Resampling.NEAREST)
-    base = sample.quantize(colors=192, method=Image.Quantize.FASTOCTREE,
-                           dither=Image.Dither.NONE)  # fmt: skip
-    flat = base.getpalette() or []
-    used = sorted(i for _, i in base.getcolors(256) or [])
-    colours: list[RGB] = [(flat[3 * i], flat[3 * i + 1], flat[3 * i + 2]) for i in used]
     extra: list[RGB] = [HIGHLIGHT, LEADER_BG, ENDED_BG, SKIPPED_BG, TITLE_BG, TITLE_FG, INK,
                         (255, 255, 255), (0, 0, 0), OUTLINE_DARK]  # fmt: skip
-    for c in PALETTE.values():  # the fills, and their blends with the marker's white ring
-        extra.append(c.fill)
-        r, g, b = c.fill
-        extra.append(((r + 255) // 2, (g + 255) // 2, (b + 255) // 2))
-    for c in extra:
-        if c not in colours and len(colours) < 256:
-            colours.append(c)
-    ref = Image.new("P", (1, 1))
-    ref.putpalette([v for c in colours for v in c] + [0, 0, 0] * (256 - len(colours)))
-    return ref
+    return palette_reference(sample, 192, extra)
 
 
 def warm_track(track: str) -> None:
