@@ -23,6 +23,7 @@ from bot.components import INVALID_BUTTON, view_of
 from bot.presenter import REMINDER_AT, Frame, Image, Loaded, Presenter
 from bot.table_life import MENTION_NONE, LifeCycle, mention_only
 from rules.base import Action, Event, GameState, get_game
+from rules.championship import places_among_members
 from rules.errors import NotYourTurn, PaddockError
 from store import play
 from store.errors import NotFound
@@ -476,14 +477,12 @@ class Table(LifeCycle):
         lines = [*head, *presenter.event_lines(events)]
         text = _clip("\n".join(lines)) or presenter.summary(loaded)
         if loaded.game.is_terminal(loaded.state):
-            if not frames:  # stripped before the frames
+            if not frames:
                 await self.strip_prompt(channel, record.prompt_message_id)
-            if frames:  # the last frame showed the finish; what followed it in words
-                if lines:
-                    await channel.send(text, allowed_mentions=MENTION_NONE)
-            else:
                 boards = _images(presenter.board(loaded, None))
                 await channel.send(text, files=await draw(boards), allowed_mentions=MENTION_NONE)
+            elif lines:  # the last frame showed the finish; what followed it, in words
+                await channel.send(text, allowed_mentions=MENTION_NONE)
             await self.post_finish(loaded, channel)
             await self.store.update_game(
                 record.id, published_seq=record.seq, prompt_message_id=None
@@ -497,7 +496,7 @@ class Table(LifeCycle):
             so_far += lines
             try:
                 await channel.get_partial_message(record.prompt_message_id).edit(
-                    content=_clip("\n".join([*so_far, prompt.content]), keep_end=True),
+                    content=_clip("\n".join([*so_far, prompt.content])),
                     view=view_of(*prompt.items[:25]),
                     attachments=await draw(prompt.images),
                     allowed_mentions=MENTION_NONE,
@@ -550,7 +549,7 @@ class Table(LifeCycle):
         table = league_points_table(league)
         placings = play.league_placings(loaded.game, loaded.state, list(loaded.seats.values()))
         if not league.robots_take_places:
-            placings = [(u, i + 1, s) for i, (u, _, s) in enumerate(placings)]
+            placings = places_among_members(placings)
         by_user = {s.user_id: s.name for s in loaded.seats.values()}
         points = ", ".join(
             f"{by_user[u]} {table.points_for(p) if p else 0}" for u, p, _ in placings
@@ -576,11 +575,9 @@ class Table(LifeCycle):
                 log.exception("could not recover game #%s", record.id)
 
 
-def _clip(text: str, limit: int = 1900, *, keep_end: bool = True) -> str:
+def _clip(text: str, limit: int = 1900) -> str:
     """Discord allows 2,000 characters: keep the newest lines (the end) of a long text."""
-    if len(text) <= limit:
-        return text
-    return "…" + text[-limit:] if keep_end else text[:limit] + "…"
+    return text if len(text) <= limit else "…" + text[-limit:]
 
 
 def _images(board: Image | list[Image] | None) -> list[Image]:

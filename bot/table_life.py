@@ -400,25 +400,28 @@ class LifeCycle:
                     # Someone acted since this timer was armed: wait from their action.
                     await self.bot.timers.create(timer.event, due, {}, record.id)
                     return
-            if not await self.store.end_game(record.id, from_status=("running",)):
-                return
-            channel = await self.channel_of(record)
-            await self.strip_prompt(channel, record.prompt_message_id)
-            await channel.send(
+            await self.close(
+                record,
                 f"🏳 Nobody has acted in this {presenter.noun} for {idle // 86400:.0f} days: it is "
                 "abandoned. No league points are recorded.",
-                allowed_mentions=MENTION_NONE,
             )
 
     async def _close_idle_lobby(self, record: GameRecord, idle: float) -> None:
-        if not await self.store.end_game(record.id, from_status=("lobby",)):
-            return
-        channel = await self.channel_of(record)
-        await self.strip_prompt(channel, record.status_message_id)  # the lobby's buttons
-        await channel.send(
-            f"🏳 This lobby was not started within {idle // 86400:.0f} days: it is closed.",
-            allowed_mentions=MENTION_NONE,
+        await self.close(
+            record, f"🏳 This lobby was not started within {idle // 86400:.0f} days: it is closed."
         )
+
+    async def close(self, record: GameRecord, notice: str) -> bool:
+        """End a lobby or a race with no league points (its status and timers in one
+        transaction), strip its live message of buttons and post `notice`. False when it
+        had already ended."""
+        if not await self.store.end_game(record.id, from_status=(record.status,)):
+            return False
+        live = record.status_message_id if record.status == "lobby" else record.prompt_message_id
+        channel = await self.channel_of(record)
+        await self.strip_prompt(channel, live)
+        await channel.send(notice, allowed_mentions=MENTION_NONE)
+        return True
 
     # Life cycle ------------------------------------------------------------------------
 
@@ -447,17 +450,14 @@ class LifeCycle:
                 ephemeral=True,
             )
             return
+        notice = (
+            f"🏳 {interaction.user.mention} abandoned this {presenter.noun}. No league points "
+            "are recorded."
+        )
         async with self.lock(record.id):
-            if not await self.store.end_game(record.id, from_status=("running",)):
+            if not await self.close(record, notice):
                 raise PaddockError(f"This {presenter.noun} is already over.")
         await interaction.response.edit_message(content="Abandoned.", view=None)
-        channel = await self.channel_of(record)
-        await self.strip_prompt(channel, record.prompt_message_id)
-        await channel.send(
-            f"🏳 {interaction.user.mention} abandoned this {presenter.noun}. No league points "
-            "are recorded.",
-            allowed_mentions=MENTION_NONE,
-        )
 
     async def replace(
         self, interaction: discord.Interaction, record: GameRecord, user: discord.abc.User

@@ -10,10 +10,13 @@ from __future__ import annotations
 import json
 from functools import cache
 from importlib import resources
+from typing import TypeVar
 
 from pydantic import BaseModel, Field, field_validator
 
 from rules.errors import PaddockError
+
+T = TypeVar("T")
 
 GAME_KINDS: dict[str, str] = {
     "rf90": "Race! Formula 90",
@@ -99,6 +102,16 @@ def parse_custom_points(text: str) -> list[int]:
     if any(a < b for a, b in zip(values, values[1:], strict=False)):
         raise PaddockError("Points must not increase from one place to the next.")
     return values
+
+
+def places_among_members(
+    placings: list[tuple[T, int | None, str]],
+) -> list[tuple[T, int | None, str]]:
+    """A league's default for races with robots: (driver, place, status) renumbered 1, 2, ...
+    in finishing order among the drivers given, so a robot's place is nobody's (Paddock
+    rule); a driver without a place keeps none."""
+    ranked = sorted(placings, key=lambda r: (r[1] is None, r[1] or 0))
+    return [(d, i + 1 if p is not None else None, s) for i, (d, p, s) in enumerate(ranked)]
 
 
 class RoundResult(BaseModel):

@@ -13,6 +13,7 @@ from typing import Any
 
 import aiosqlite
 
+from rules.championship import places_among_members
 from store import migrate
 from store.errors import LeagueError, NotFound, StaleState
 from store.models import (
@@ -514,9 +515,7 @@ class SqliteStore:
         member_of = {m.user_id: m.id for m in await self.members(league.id)}
         rows = [(member_of[u], p, s) for u, p, s in placings if u in member_of]
         if not league.robots_take_places:
-            # The league's setting: members are placed by their order among members.
-            ranked = sorted(rows, key=lambda r: (r[1] is None, r[1] or 0))
-            rows = [(m, i + 1 if p is not None else None, s) for i, (m, p, s) in enumerate(ranked)]
+            rows = places_among_members(rows)
         if rows and league.is_open and not await self._round_has_results(rnd.id):
             await self._insert_results(db, rnd, rows, "game", game_id)
         await db.execute("UPDATE games SET results_recorded = 1 WHERE id = ?", (game_id,))

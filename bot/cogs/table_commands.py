@@ -4,7 +4,6 @@ the game) and adds its own commands."""
 
 from __future__ import annotations
 
-import contextlib
 from typing import TYPE_CHECKING, ClassVar
 
 import discord
@@ -68,9 +67,7 @@ class TableCog(commands.GroupCog):
         if not await self.store.end_game(record.id, from_status=("lobby",)):
             raise PaddockError("This lobby is already closed.")
         channel = await self.table.channel_of(record)
-        if record.status_message_id is not None:
-            with contextlib.suppress(discord.HTTPException):  # a deleted lobby message
-                await channel.get_partial_message(record.status_message_id).edit(view=None)
+        await self.table.strip_prompt(channel, record.status_message_id)  # the lobby's buttons
         await interaction.response.send_message(
             f"Lobby #{record.id} cancelled by {interaction.user.mention}.",
             allowed_mentions=discord.AllowedMentions.none(),

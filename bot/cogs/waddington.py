@@ -247,7 +247,7 @@ async def show_hand(table: Any, interaction: discord.Interaction, game_id: int) 
                         AREA,
                         game_id,
                         "act",
-                        f"{record.seq}.{index}",
+                        f"{table.presenter(record).act_token(loaded, seat)}.{index}",
                         style=discord.ButtonStyle.success,
                     )
                 )
