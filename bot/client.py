@@ -73,7 +73,7 @@ class PaddockBot(commands.Bot):
         self.component_routes: dict[str, Handler] = {}
         self.table = Table(self)
         fault = os.environ.get("PADDOCK_FAULT")
-        if fault:  # fault injection for the crash tests: "point" or "point:nth"
+        if fault:  # fault injection for the crash tests: "point" or "point:seq"
             self.table.fault = _killer(fault)
         self.images_warm: asyncio.Task[None] | None = None
 
@@ -120,15 +120,14 @@ class PaddockBot(commands.Bot):
 
 
 def _killer(spec: str):  # noqa: ANN202
-    """SIGKILL this process the nth time the table passes `point` (crash tests only)."""
-    point, _, nth = spec.partition(":")
-    left = [int(nth or 1)]
+    """SIGKILL this process when the table passes `point` having stored action number `seq`
+    (or a later one: a robots' chain is stored in one commit) (crash tests only)."""
+    point, _, seq = spec.partition(":")
+    target = int(seq or 1)
 
-    def fault(at: str) -> None:
-        if at == point:
-            left[0] -= 1
-            if left[0] == 0:
-                log.warning("PADDOCK_FAULT: killing the bot at %s", at)
-                os.kill(os.getpid(), signal.SIGKILL)
+    def fault(at: str, stored: int) -> None:
+        if at == point and stored >= target:
+            log.warning("PADDOCK_FAULT: killing the bot at %s (action %s)", at, stored)
+            os.kill(os.getpid(), signal.SIGKILL)
 
     return fault

@@ -65,7 +65,7 @@ class Table(LifeCycle):
         self._move_lines: dict[int, list[str]] = {}
         self._deadlines: dict[int, float | None] = {}  # game id -> its turn timeout
         self._frames: dict[int, list[Frame]] = {}  # pictures due at the next publish
-        self.fault: Callable[[str], None] = lambda point: None  # tests stop the bot here
+        self.fault: Callable[[str, int], None] = lambda point, seq: None  # tests stop the bot here
 
     @property
     def store(self):  # noqa: ANN201 - the bot's store
@@ -251,21 +251,38 @@ class Table(LifeCycle):
         """Apply and persist one action; the league result of a finishing action and the
         timers the new state needs go in the same transaction."""
         presenter = self.presenter(loaded.record)
+        state, events, frames = presenter.apply(loaded.game, loaded.state, action)
+        return await self._persist(
+            loaded, [(actor, action, by_robot)], state, events, frames, human=human
+        )
+
+    async def _persist(
+        self,
+        loaded: Loaded,
+        steps: list[tuple[str, Action, bool]],
+        state: GameState,
+        events: list[Event],
+        frames: list[Any],
+        *,
+        human: bool = False,
+    ) -> tuple[Loaded, play.Played]:
+        """Store actions applied to `loaded`'s state (one transaction, with the league
+        result of a finish and the timers `state` needs); its pictures are kept for the next
+        publish. `frames`: (label, state, events so far) of the pictures on the way."""
         now = self.bot.timers.clock()
-        played = await play.act(
+        played = await play.persist(
             self.store,
-            loaded.id,
-            action,
-            actor,
-            by_robot=by_robot,
-            expected_seq=loaded.record.seq,
-            loaded=(loaded.record, loaded.game, loaded.state),
+            loaded.record,
+            loaded.game,
+            steps,
+            state,
+            events,
+            frames,
             seats=list(loaded.seats.values()),
             timers=lambda state: self.armed(
                 loaded.id, self.timers_for(loaded, state, now, human=human)
             ),
             human_at=now if human else None,
-            apply=lambda state, action: presenter.apply(loaded.game, state, action),
         )
         record = loaded.record.model_copy(
             update={
@@ -276,11 +293,10 @@ class Table(LifeCycle):
             }
         )
         start = 0
-        for label, state, upto in played.frames:
-            frame = Frame(label, state, played.events[start:upto])
-            self._frames.setdefault(loaded.id, []).append(frame)
+        for label, at, upto in played.frames:
+            self._frames.setdefault(loaded.id, []).append(Frame(label, at, events[start:upto]))
             start = upto
-        self.fault("after-commit")
+        self.fault("after-commit", played.seq)
         self.bot.timers.poke()
         return Loaded(record, loaded.game, played.state, loaded.seats), played
 
@@ -331,26 +347,36 @@ class Table(LifeCycle):
         notes: list[str] | None = None,
     ) -> Loaded:
         """After an action (under the game's lock): robots and autopilot seats play until a
-        person is to act, then the thread gets what changed."""
+        person is to act, then the thread gets what changed. Their moves are stored as one
+        chain in one transaction: a click followed by robots' moves costs two commits."""
         presenter = self.presenter(loaded.record)
         events = list(events)
-        while not loaded.game.is_terminal(loaded.state) and loaded.record.status == "running":
-            waiting = presenter.waiting_seats(loaded.state)
+        steps: list[tuple[str, Action, bool]] = []
+        chain: list[Event] = []
+        frames: list[Any] = []
+        state = loaded.state
+        while not loaded.game.is_terminal(state) and loaded.record.status == "running":
+            now = Loaded(loaded.record, loaded.game, state, loaded.seats)
+            waiting = presenter.waiting_seats(state)
             robots = [s for s in waiting if self.robot_drives(loaded, s)]
-            forced = self.forced(loaded, waiting) if not robots else None
+            forced = self.forced(now, waiting) if not robots else None
             if not robots and forced is None:
                 break
             if forced is not None:  # nothing to decide: no need to wait days for a click
-                seat, action = forced
-                loaded, played = await self.commit(loaded, action, "forced")
-                events += played.events
-                continue
-            seat = robots[0]
-            driver = loaded.seats.get(seat)
-            actor = "autopilot:" + str(driver.user_id) if driver and driver.autopilot else "robot"
-            action = loaded.game.robot_action(loaded.state, seat)
-            loaded, played = await self.commit(loaded, action, actor, by_robot=True)
-            events += played.events
+                actor, action, by_robot = "forced", forced[1], False
+            else:
+                driver = loaded.seats.get(robots[0])
+                actor = (
+                    "autopilot:" + str(driver.user_id) if driver and driver.autopilot else "robot"
+                )
+                action, by_robot = loaded.game.robot_action(state, robots[0]), True
+            state, new, shown = presenter.apply(loaded.game, state, action)
+            frames += [(label, at, len(chain) + upto) for label, at, upto in shown]
+            chain += new
+            steps.append((actor, action, by_robot))
+        if steps:
+            loaded, _ = await self._persist(loaded, steps, state, chain, frames)
+            events += chain
         await self.publish(loaded, events, key_before=key_before, start=start, notes=notes)
         return loaded
 

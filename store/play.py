@@ -84,24 +84,53 @@ async def act(
         new_state, events = game.apply(state, parsed)
     else:  # e.g. RF90's state at each section activation, for one picture each
         new_state, events, frames = apply(state, parsed)
-    finished = game.is_terminal(new_state)
-    results = None
-    if finished and record.league_id is not None and not record.results_recorded:
-        seats = seats if seats is not None else await store.seats(game_id)
-        results = league_placings(game, new_state, seats)
-    seq = await store.append_action(
-        game_id,
-        record.seq,
-        actor,
-        parsed.model_dump_json(),
-        new_state.model_dump_json(),
-        by_robot=by_robot,
-        status="finished" if finished else None,
-        results=results,
-        timers=[] if finished else timers(new_state) if callable(timers) else timers,
+    return await persist(
+        store,
+        record,
+        game,
+        [(actor, parsed, by_robot)],
+        new_state,
+        events,
+        frames,
+        seats=seats,
+        timers=timers,
         human_at=human_at,
     )
-    return Played(record, game, new_state, events, seq, finished, results is not None, frames)
+
+
+async def persist(
+    store: SqliteStore,
+    record: GameRecord,
+    game: Game[Any],
+    steps: list[tuple[str, Action, bool]],
+    state: GameState,
+    events: list[Event],
+    frames: list[Any],
+    *,
+    seats: list[Seat] | None = None,
+    timers: list[TimerSpec] | Callable[[GameState], list[TimerSpec] | None] | None = None,
+    human_at: float | None = None,
+) -> Played:
+    """Store actions already applied to `record`'s state, one after the other (actor,
+    action, by robot), ending in `state`: every one logged, one snapshot, one transaction
+    with the sequence check (a robots' chain costs one commit, not one per move). The
+    league result of a finishing chain and the timers go in the same transaction."""
+    finished = game.is_terminal(state)
+    results = None
+    if finished and record.league_id is not None and not record.results_recorded:
+        seats = seats if seats is not None else await store.seats(record.id)
+        results = league_placings(game, state, seats)
+    seq = await store.append_actions(
+        record.id,
+        record.seq,
+        [(actor, action.model_dump_json(), by_robot) for actor, action, by_robot in steps],
+        state.model_dump_json(),
+        status="finished" if finished else None,
+        results=results,
+        timers=[] if finished else timers(state) if callable(timers) else timers,
+        human_at=human_at,
+    )
+    return Played(record, game, state, events, seq, finished, results is not None, frames)
 
 
 def league_placings(

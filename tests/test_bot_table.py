@@ -97,8 +97,8 @@ def seed_of(payload: dict[str, Any]) -> int:
 
 def kill_point(seed: int) -> tuple[Any, int]:
     """Replay the race as it will be played (everyone follows the robot policy, as the test
-    clicks): the commit number N (robots' commits count) of the first driver's click, after a
-    few commits, that completes a move and hands the turn to the robot; the start state."""
+    clicks): the action number N (robots' actions count) of the first driver's click, after a
+    few actions, that completes a move and hands the turn to the robot; the start state."""
     game = get_game("waddington")
     seats = [
         SimpleNamespace(name="alice", robot=False),
@@ -184,12 +184,12 @@ async def test_kill_between_commit_and_prompt_is_recovered_at_start_up(tmp_path:
                 assert game.new_game(record.seed, record.config) == start  # as replayed
                 clicked = -1
                 while (await db_state(store, gid))[0].seq < n:
-                    assert first.alive  # not killed before the chosen commit
+                    assert first.alive  # not killed before the chosen action
                     clicked = await remote_click(fd, store, gid)
                 await asyncio.wait_for(first.proc.wait(), 10)  # type: ignore[union-attr]
                 assert first.returncode == -signal.SIGKILL
                 assert any("PADDOCK_FAULT" in line for line in first.log)
-                assert clicked + 1 == n  # the driver's click was the nth commit
+                assert clicked + 1 == n  # the driver's click stored the nth action
 
                 # Killed after the commit, before anything was posted about it.
                 record, game, state = await db_state(store, gid)
