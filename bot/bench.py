@@ -443,6 +443,57 @@ def bench_rf90(quick: bool) -> dict[str, Any]:
     }
 
 
+async def bench_rf90_table(quick: bool) -> dict[str, Any]:
+    """An /rf90 race at Barcelona driven through the cockpit by two drivers (with the
+    rules' robots): each decision's last click, from its arrival to the state stored and the
+    activations' pictures posted ("press_ms"); the cockpit button's answer with its image
+    ("cockpit_ms"); and the cockpit image alone."""
+    from renderer.rf90 import render_cockpit
+
+    bot_helpers, _ = _driver_modules()
+    from tests import rf90_driver
+    from tests.fakediscord import ALICE, BOB, InProcessDriver
+
+    decisions = 25 if quick else 150
+    timings: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        bot = bot_helpers.make_bot(Path(tmp) / "rf90.db")
+        async with InProcessDriver(bot, bot_helpers.world(), timeout=30) as driver:
+            await bot.images_warm
+            while len(timings.get("press", [])) < decisions:
+                before = {g.id for g in await bot.store.list_games()}
+                await driver.slash("rf90", "new", track="barcelona", turn_minutes=60, user=ALICE)
+                (gid,) = [g.id for g in await bot.store.list_games() if g.id not in before]
+                await driver.click(f"pd:rf90:{gid}:join", user=BOB)
+                await driver.click(f"pd:rf90:{gid}:start", user=ALICE)
+                while len(timings.get("press", [])) < decisions:
+                    now = await rf90_driver.loaded(driver, gid)
+                    if now.game.is_terminal(now.state):
+                        break
+                    seat = rf90_driver.PRESENTER.waiting_seats(now.state)[0]
+                    await rf90_driver.decide(driver, gid, seat, timings)
+            state = (await rf90_driver.loaded(driver, gid)).state
+            seat = rf90_driver.PRESENTER.waiting_seats(state)[0]
+    render_cockpit(state, seat)  # the palette, once per process
+    cockpit_ms, cockpit = [], b""
+    for _ in range(10 if quick else 50):
+        start = time.perf_counter()
+        cockpit = render_cockpit(state, seat)
+        cockpit_ms.append((time.perf_counter() - start) * 1000)
+    pictures = timings.get("pictures", [])
+    return {
+        "press_ms": percentiles([t * 1000 for t in timings["press"]]),
+        "press_to_picture_ms": percentiles([t * 1000 for t in timings["picture"]]),
+        "pictures_per_press": {
+            "mean": round(sum(pictures) / len(pictures), 2),
+            "max": max(pictures),
+        },
+        "cockpit_ms": percentiles([t * 1000 for t in timings["cockpit"]]),
+        "render_ms": {"cockpit": percentiles(cockpit_ms)},
+        "png_bytes": {"cockpit": len(cockpit)},
+    }
+
+
 async def bench_memory() -> dict[str, float]:
     """RSS after 1, 10 and 200 leagues with results and a rendered standings each."""
     from bot.league_tables import standings_report
@@ -486,7 +537,7 @@ async def run_bench(quick: bool = False) -> dict[str, Any]:
         "league": league,
         "waddington": await bench_waddington(quick),
         "pitformula": await bench_pitformula(quick),
-        "rf90": bench_rf90(quick),
+        "rf90": bench_rf90(quick) | await bench_rf90_table(quick),
     }
     for name, figures in bench_simulations(quick).items():
         result["games"].setdefault(name, {}).update(figures)

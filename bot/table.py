@@ -46,12 +46,13 @@ class InvalidButton(PaddockError):
 
 
 async def draw(images: list[Image]) -> list[discord.File]:
-    """Render the images in a worker thread: a board takes ~20 ms the event loop needs."""
+    """Render the images in worker threads, one each: a board takes ~20 ms the event loop
+    needs, and Pillow lets go of the GIL while it encodes, so two cores draw two at once."""
 
-    def work() -> list[discord.File]:
-        return [discord.File(io.BytesIO(image.draw()), filename=image.filename) for image in images]
+    def one(image: Image) -> discord.File:
+        return discord.File(io.BytesIO(image.draw()), filename=image.filename)
 
-    return await asyncio.to_thread(work) if images else []
+    return list(await asyncio.gather(*(asyncio.to_thread(one, image) for image in images)))
 
 
 class Table(LifeCycle):
@@ -351,6 +352,14 @@ class Table(LifeCycle):
         chain in one transaction: a click followed by robots' moves costs two commits."""
         presenter = self.presenter(loaded.record)
         events = list(events)
+        posted = False
+        if self._frames.get(loaded.id) and self._robots_next(loaded):
+            # The activations this action ended are shown before the robots think on.
+            head = [*self._move_lines.pop(loaded.id, []), *(notes or [])]
+            if start:
+                head = [*presenter.start_lines(loaded), *head]
+            events = await self.post_frames(loaded, events, head)
+            posted, start, notes = True, False, None
         steps: list[tuple[str, Action, bool]] = []
         chain: list[Event] = []
         frames: list[Any] = []
@@ -377,8 +386,19 @@ class Table(LifeCycle):
         if steps:
             loaded, _ = await self._persist(loaded, steps, state, chain, frames)
             events += chain
-        await self.publish(loaded, events, key_before=key_before, start=start, notes=notes)
+        await self.publish(
+            loaded, events, key_before=key_before, start=start, notes=notes, posted=posted
+        )
         return loaded
+
+    def _robots_next(self, loaded: Loaded) -> bool:
+        """A robot, an autopilot or a forced choice plays next (no person to wait for)."""
+        if loaded.game.is_terminal(loaded.state) or loaded.record.status != "running":
+            return False
+        waiting = self.presenter(loaded.record).waiting_seats(loaded.state)
+        return any(self.robot_drives(loaded, s) for s in waiting) or bool(
+            self.forced(loaded, waiting)
+        )
 
     def forced(self, loaded: Loaded, waiting: list[int]) -> tuple[int, Action] | None:
         """A waiting seat whose only legal action is forced, for games that play those."""
@@ -455,6 +475,44 @@ class Table(LifeCycle):
             self._deadlines[game_id] = due[0] if due else None
         return timers
 
+    async def post_frames(
+        self,
+        loaded: Loaded,
+        events: list[Event],
+        head: list[str],
+        *,
+        frames: list[Frame] | None = None,
+        posted: bool = False,
+    ) -> list[Event]:
+        """One message per frame (an RF90 section activation), its lines and pictures, the
+        old prompt stripped first (unless `posted` frames did); `head` opens the first.
+        Without `frames`, the pending ones, and the thread counts as up to date with them.
+        Returns the events no frame showed. The next frame is drawn while one is sent."""
+        presenter = self.presenter(loaded.record)
+        record = loaded.record
+        pending = frames is None
+        frames = self._frames.pop(record.id, []) if frames is None else frames
+        channel = await self.channel_of(record)
+        if not posted:
+            await self.strip_prompt(channel, record.prompt_message_id)
+        ahead = asyncio.ensure_future(draw(presenter.frame_images(loaded, frames[0])))
+        try:
+            for index, frame in enumerate(frames):
+                files = await ahead
+                if index + 1 < len(frames):  # drawn while this one is sent
+                    following = presenter.frame_images(loaded, frames[index + 1])
+                    ahead = asyncio.ensure_future(draw(following))
+                chunk = [*head, *presenter.event_lines(frame.events)]
+                head = []
+                text = _clip("\n".join(chunk)) or presenter.summary(loaded)
+                await channel.send(text, files=files, allowed_mentions=MENTION_NONE)
+        finally:
+            ahead.cancel()  # a send that failed leaves no drawing behind
+        if pending:  # a restart from here must not post these again
+            await self.store.update_game(record.id, published_seq=record.seq)
+        shown = {id(e) for frame in frames for e in frame.events}
+        return [e for e in events if id(e) not in shown]
+
     async def strip_prompt(self, channel: Any, message_id: int | None) -> None:
         """A superseded prompt loses its buttons (it may have been deleted: no matter)."""
         if message_id is None:
@@ -472,11 +530,15 @@ class Table(LifeCycle):
         key_before: Any,
         start: bool = False,
         notes: list[str] | None = None,
+        posted: bool = False,
     ) -> None:
+        """`posted`: pictures of this move's activations were already posted (advance), so
+        this is no sub-step and the old prompt is already stripped."""
         presenter = self.presenter(loaded.record)
         record = loaded.record
         channel = await self.channel_of(record)
         frames = self._frames.pop(record.id, [])
+        pictured = bool(frames) or posted
         head = [*(notes or [])]
         if start:
             head = [*presenter.start_lines(loaded), *head]
@@ -485,25 +547,17 @@ class Table(LifeCycle):
             and presenter.move_key(loaded.state) == key_before
             and record.prompt_message_id is not None
             and not loaded.game.is_terminal(loaded.state)
-            and not frames
+            and not pictured
         )
         if not sub_step:
             head = [*self._move_lines.pop(record.id, []), *head]
         if frames:
-            # One message per frame (an RF90 section activation): its lines and pictures.
-            await self.strip_prompt(channel, record.prompt_message_id)
-            for frame in frames:
-                chunk = [*head, *presenter.event_lines(frame.events)]
-                head = []
-                files = await draw(presenter.frame_images(loaded, frame))
-                text = _clip("\n".join(chunk)) or presenter.summary(loaded)
-                await channel.send(text, files=files, allowed_mentions=MENTION_NONE)
-            shown = {id(e) for frame in frames for e in frame.events}
-            events = [e for e in events if id(e) not in shown]
+            events = await self.post_frames(loaded, events, head, frames=frames, posted=posted)
+            head = []
         lines = [*head, *presenter.event_lines(events)]
         text = _clip("\n".join(lines)) or presenter.summary(loaded)
         if loaded.game.is_terminal(loaded.state):
-            if not frames:
+            if not pictured:
                 await self.strip_prompt(channel, record.prompt_message_id)
                 boards = _images(presenter.board(loaded, None))
                 await channel.send(text, files=await draw(boards), allowed_mentions=MENTION_NONE)
@@ -533,14 +587,16 @@ class Table(LifeCycle):
                 log.info("prompt of game %s was deleted; posting a new one", record.id)
                 text = _clip("\n".join(self._move_lines.pop(record.id, [])))
                 text = text or presenter.summary(loaded)
-        if not frames:  # stripped before the frames
+        if not pictured:  # stripped before the frames
             await self.strip_prompt(channel, record.prompt_message_id)
         boards = (
-            [] if frames else _images(presenter.board(loaded, presenter.acting_seat(loaded.state)))
+            []
+            if pictured
+            else _images(presenter.board(loaded, presenter.acting_seat(loaded.state)))
         )
         # The board and the prompt's images are drawn at once (Pillow lets go of the GIL).
         board_files, prompt_files = await asyncio.gather(draw(boards), draw(prompt.images))
-        if board_files or lines or not frames:  # after frames, only words still untold
+        if board_files or lines or not pictured:  # after frames, only words still untold
             await channel.send(text, files=board_files, allowed_mentions=MENTION_NONE)
         message = await channel.send(
             prompt.content,

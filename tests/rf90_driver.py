@@ -3,6 +3,7 @@ cockpit button, then the cockpit's questions down to what the seat policy would 
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from bot.choices import PAGE, encode, path_to
@@ -37,13 +38,21 @@ def prompt_of(d: InProcessDriver, gid: int) -> dict[str, Any]:
     return live[0]
 
 
-async def decide(d: InProcessDriver, gid: int, seat: int) -> list[Any]:
-    """The seat's driver opens the cockpit and answers its questions; the calls made."""
+async def decide(
+    d: InProcessDriver, gid: int, seat: int, timings: dict[str, list[float]] | None = None
+) -> list[Any]:
+    """The seat's driver opens the cockpit and answers its questions; the calls made.
+    `timings` (the bench) gets the seconds the bot took to answer the cockpit button
+    ("cockpit") and the decision's last click ("press": to the state stored and the
+    activations' pictures posted)."""
     now = await loaded(d, gid)
     user = USERS[now.seats[seat].user_id]
+    started = time.perf_counter()
     opened = await d.click(
         f"pd:rf90:{gid}:cockpit", user=user, message_id=int(prompt_of(d, gid)["id"])
     )
+    if timings is not None:
+        timings.setdefault("cockpit", []).append(time.perf_counter() - started)
     assert opened.ephemeral, opened.content
     calls = list(opened)
     options = now.game.legal_actions(now.state, seat)
@@ -54,13 +63,23 @@ async def decide(d: InProcessDriver, gid: int, seat: int) -> list[Any]:
     path = path_to(options, facets(now.state), target)
     token = PRESENTER.act_token(now, seat)
     if not path:  # a single option: the cockpit asks to confirm it
-        return calls + list(await d.click(f"pd:rf90:{gid}:pick:{token}", user=user))
-    for k in range(1, len(path) + 1):
-        for page in range(1, path[k - 1] // PAGE + 1):  # "More…" to the answer's page
-            calls += await d.click(
-                f"pd:rf90:{gid}:pick:{encode(token, path[: k - 1], page)}", user=user
-            )
-        calls += await d.click(f"pd:rf90:{gid}:pick:{encode(token, path[:k])}", user=user)
+        clicks = [f"pd:rf90:{gid}:pick:{token}"]
+    else:
+        clicks = []
+        for k in range(1, len(path) + 1):
+            for page in range(1, path[k - 1] // PAGE + 1):  # "More…" to the answer's page
+                clicks.append(f"pd:rf90:{gid}:pick:{encode(token, path[: k - 1], page)}")
+            clicks.append(f"pd:rf90:{gid}:pick:{encode(token, path[:k])}")
+    for custom_id in clicks:
+        started = time.perf_counter()
+        last = await d.click(custom_id, user=user)
+        calls += last
+    if timings is not None:
+        timings.setdefault("press", []).append(time.perf_counter() - started)
+        pictures = [c.at for c in last if any(f.filename.endswith("-track.png") for f in c.files)]
+        if pictures:  # the first activation's track and dashboards posted
+            timings.setdefault("picture", []).append(min(pictures) - started)
+            timings.setdefault("pictures", []).append(len(pictures))
     after = await loaded(d, gid)
     assert after.record.seq > now.record.seq, "the decision was not applied"
     return calls
