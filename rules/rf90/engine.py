@@ -638,6 +638,9 @@ class RF90(Game[RF90State]):
         if s.phase == "race":
             if s.robot_next is not None:
                 return [ROBOT_SEAT]
+            if s.duel is not None and s.duel.stage == "cards":
+                # the cards are picked face down, by everyone in the duel at once
+                return [s.cars[c].seat for c in self._duel_pickers(s.duel)]  # type: ignore[misc]
             if s.duel is not None:
                 cid = self._duel_next(s)
                 return [s.cars[cid].seat] if cid is not None else []  # type: ignore[list-item]
@@ -1611,6 +1614,11 @@ class RF90(Game[RF90State]):
                 return cid
         return None
 
+    @staticmethod
+    def _duel_pickers(duel: Duel) -> list[int]:
+        """The cars in the duel that have not put their cards down yet."""
+        return [c for c in [duel.challenger, *duel.joined] if c is not None and c not in duel.cards]
+
     def _duel_auto(self, ctx: Ctx) -> bool:
         """Answer for robots; resolve when complete. True when a player must answer."""
         s = ctx.s
@@ -1642,13 +1650,18 @@ class RF90(Game[RF90State]):
                     passed_by=[d.challenger],
                 )
                 continue
+            if d.stage == "cards":
+                # Robots draw theirs at once (in the same order as one by one: a person's
+                # pick takes nothing from the deck); then the people pick, in any order.
+                for robot in [c for c in self._duel_pickers(d) if s.cars[c].is_robot]:
+                    top = draw_race(ctx)
+                    d.cards[robot] = [top] if top is not None else []
+                if self._duel_pickers(d):
+                    return True
+                continue
             if not car.is_robot:
                 return True
-            if d.stage == "declare":
-                self._duel_answer(ctx, cid, join=d.challenger is not None)
-            else:
-                top = draw_race(ctx)
-                d.cards[cid] = [top] if top is not None else []
+            self._duel_answer(ctx, cid, join=d.challenger is not None)
         return False
 
     def _duel_answer(self, ctx: Ctx, cid: int, join: bool) -> None:
@@ -1681,9 +1694,10 @@ class RF90(Game[RF90State]):
         d = s.duel
         if d is None or d.stage != "cards":
             raise IllegalAction("No duel is waiting for cards.")
-        cid = self._duel_next(s)
-        if cid is None or s.cars[cid].seat != a.seat:
+        picking = [c for c in self._duel_pickers(d) if s.cars[c].seat == a.seat]
+        if not picking:
             raise NotYourTurn()
+        cid = picking[0]
         car = s.cars[cid]
         if len(set(a.cards)) != len(a.cards) or any(c not in car.hand for c in a.cards):
             raise IllegalAction("Play up to two cards from your hand, face down.")
@@ -1721,8 +1735,10 @@ class RF90(Game[RF90State]):
             if s.cars[cid].strategy == "banging_wheels":
                 total += 3
             totals[cid] = total
-        for cards in d.cards.values():
-            for c in cards:
+        # in the duel's order, not the order the cards were put down (picks are at once)
+        seated = [c for c in [d.challenger, *d.joined] if c in d.cards]
+        for cid in [*seated, *(c for c in d.cards if c not in seated)]:
+            for c in d.cards[cid]:
                 discard(ctx, c)
         ci = d.order.index(d.challenger)
         behind = [c for c in d.order[ci + 1 :] if c not in participants]

@@ -424,10 +424,17 @@ def test_duel_with_a_refuser_and_banging_wheels():
     assert GAME.to_act(state) == [1]
     state, _ = GAME.apply(state, DuelDeclare(seat=1, join=False))  # B refuses
     state, _ = GAME.apply(state, DuelDeclare(seat=0, join=True))  # A accepts
-    assert GAME.to_act(state) == [2]
+    declared = state
+    assert GAME.to_act(state) == [2, 0]  # the cards are picked at the same time, face down
     state, _ = GAME.apply(state, DuelCards(seat=2, cards=[orange2]))
     assert GAME.public_view(state)["duel"]["cards"] == {"3": 1}  # face down
+    assert GAME.to_act(state) == [0]
     state, events = GAME.apply(state, DuelCards(seat=0, cards=[red3]))
+    # The other way round (A puts down first) ends the same: nobody waits on anybody.
+    other, _ = GAME.apply(declared, DuelCards(seat=0, cards=[red3]))
+    assert GAME.to_act(other) == [2]
+    other, _ = GAME.apply(other, DuelCards(seat=2, cards=[orange2]))
+    assert other == state
     result = next(e for e in events if e.kind == "duel_result")
     # C: 2 MP, -1 (third car at Elf), +3 Banging Wheels = 4; A: 3 (first car, no modifier)
     assert result.data["totals"] == {3: 4, 1: 3}
