@@ -54,6 +54,7 @@ class Frame:
     label: Any
     state: GameState
     events: list[Event]
+    seats: set[int] = field(default_factory=set)  # the seats that acted in it
 
 
 @dataclass
@@ -157,6 +158,11 @@ class Presenter:
     def frame_images(self, loaded: Loaded, frame: Frame) -> list[Image]:
         """The pictures of one frame (an RF90 section activation)."""
         return []
+
+    def frame_shown(self, loaded: Loaded, frame: Frame) -> bool:
+        """Whether this frame gets its own message; the lines of one that does not open the
+        next message (a race setting may keep the thread to the moments people act in)."""
+        return True
 
     def event_lines(self, events: list[Event]) -> list[str]:
         return [e.text for e in events if e.text]

@@ -66,6 +66,7 @@ class Table(LifeCycle):
         self._move_lines: dict[int, list[str]] = {}
         self._deadlines: dict[int, float | None] = {}  # game id -> its turn timeout
         self._frames: dict[int, list[Frame]] = {}  # pictures due at the next publish
+        self._acted: dict[int, set[int]] = {}  # seats that acted in the activation under way
         self.fault: Callable[[str, int], None] = lambda point, seq: None  # tests stop the bot here
 
     @property
@@ -252,7 +253,8 @@ class Table(LifeCycle):
         """Apply and persist one action; the league result of a finishing action and the
         timers the new state needs go in the same transaction."""
         presenter = self.presenter(loaded.record)
-        state, events, frames = presenter.apply(loaded.game, loaded.state, action)
+        state, events, shown = presenter.apply(loaded.game, loaded.state, action)
+        frames = [(label, at, upto, 0) for label, at, upto in shown]
         return await self._persist(
             loaded, [(actor, action, by_robot)], state, events, frames, human=human
         )
@@ -269,7 +271,8 @@ class Table(LifeCycle):
     ) -> tuple[Loaded, play.Played]:
         """Store actions applied to `loaded`'s state (one transaction, with the league
         result of a finish and the timers `state` needs); its pictures are kept for the next
-        publish. `frames`: (label, state, events so far) of the pictures on the way."""
+        publish. `frames`: (label, state, events so far, index of the step that ended it) of
+        the pictures on the way."""
         now = self.bot.timers.clock()
         played = await play.persist(
             self.store,
@@ -293,10 +296,19 @@ class Table(LifeCycle):
                 "last_human_at": now if human else loaded.record.last_human_at,
             }
         )
-        start = 0
-        for label, at, upto in played.frames:
-            self._frames.setdefault(loaded.id, []).append(Frame(label, at, events[start:upto]))
-            start = upto
+        # Who acted in each activation: the seats of the actions since the previous frame
+        # up to the one that ended it (frames: label, state, events so far, step index).
+        acted = self._acted.pop(loaded.id, set())
+        start = done = 0
+        for label, at, upto, step in played.frames:
+            acted |= {getattr(action, "seat", -1) for _, action, _ in steps[done : step + 1]}
+            done = max(done, step + 1)
+            frame = Frame(label, at, events[start:upto], acted)
+            self._frames.setdefault(loaded.id, []).append(frame)
+            start, acted = upto, set()
+        acted |= {getattr(action, "seat", -1) for _, action, _ in steps[done:]}
+        if acted:
+            self._acted[loaded.id] = acted
         self.fault("after-commit", played.seq)
         self.bot.timers.poke()
         return Loaded(record, loaded.game, played.state, loaded.seats), played
@@ -353,12 +365,14 @@ class Table(LifeCycle):
         presenter = self.presenter(loaded.record)
         events = list(events)
         posted = False
-        if self._frames.get(loaded.id) and self._robots_next(loaded):
+        pending = self._frames.get(loaded.id, [])
+        shown = any(presenter.frame_shown(loaded, f) for f in pending)
+        if shown and self._robots_next(loaded):
             # The activations this action ended are shown before the robots think on.
             head = [*self._move_lines.pop(loaded.id, []), *(notes or [])]
             if start:
                 head = [*presenter.start_lines(loaded), *head]
-            events = await self.post_frames(loaded, events, head)
+            events, _ = await self.post_frames(loaded, events, head)
             posted, start, notes = True, False, None
         steps: list[tuple[str, Action, bool]] = []
         chain: list[Event] = []
@@ -380,7 +394,7 @@ class Table(LifeCycle):
                 )
                 action, by_robot = loaded.game.robot_action(state, robots[0]), True
             state, new, shown = presenter.apply(loaded.game, state, action)
-            frames += [(label, at, len(chain) + upto) for label, at, upto in shown]
+            frames += [(label, at, len(chain) + upto, len(steps)) for label, at, upto in shown]
             chain += new
             steps.append((actor, action, by_robot))
         if steps:
@@ -483,11 +497,12 @@ class Table(LifeCycle):
         *,
         frames: list[Frame] | None = None,
         posted: bool = False,
-    ) -> list[Event]:
+    ) -> tuple[list[Event], list[str]]:
         """One message per frame (an RF90 section activation), its lines and pictures, the
         old prompt stripped first (unless `posted` frames did); `head` opens the first.
         Without `frames`, the pending ones, and the thread counts as up to date with them.
-        Returns the events no frame showed. The next frame is drawn while one is sent."""
+        Returns the events no message told and `head` if no frame was shown. The next
+        frame is drawn while one is sent."""
         presenter = self.presenter(loaded.record)
         record = loaded.record
         pending = frames is None
@@ -495,23 +510,37 @@ class Table(LifeCycle):
         channel = await self.channel_of(record)
         if not posted:
             await self.strip_prompt(channel, record.prompt_message_id)
-        ahead = asyncio.ensure_future(draw(presenter.frame_images(loaded, frames[0])))
+        # Frames the race's settings skip lend their lines to the next one shown; those of
+        # skipped frames at the end stay with the events the caller tells in words.
+        shown_frames: list[tuple[Frame, list[str]]] = []
+        carried: list[str] = []
+        for frame in frames:
+            carried += presenter.event_lines(frame.events)
+            if presenter.frame_shown(loaded, frame):
+                shown_frames.append((frame, carried))
+                carried = []
+        told = frames[: frames.index(shown_frames[-1][0]) + 1] if shown_frames else []
+        ahead = None
+        if shown_frames:
+            ahead = asyncio.ensure_future(draw(presenter.frame_images(loaded, shown_frames[0][0])))
         try:
-            for index, frame in enumerate(frames):
+            for index, (_, lines) in enumerate(shown_frames):
+                assert ahead is not None
                 files = await ahead
-                if index + 1 < len(frames):  # drawn while this one is sent
-                    following = presenter.frame_images(loaded, frames[index + 1])
+                if index + 1 < len(shown_frames):  # drawn while this one is sent
+                    following = presenter.frame_images(loaded, shown_frames[index + 1][0])
                     ahead = asyncio.ensure_future(draw(following))
-                chunk = [*head, *presenter.event_lines(frame.events)]
+                chunk = [*head, *lines]
                 head = []
                 text = _clip("\n".join(chunk)) or presenter.summary(loaded)
                 await channel.send(text, files=files, allowed_mentions=MENTION_NONE)
         finally:
-            ahead.cancel()  # a send that failed leaves no drawing behind
+            if ahead is not None:
+                ahead.cancel()  # a send that failed leaves no drawing behind
         if pending:  # a restart from here must not post these again
             await self.store.update_game(record.id, published_seq=record.seq)
-        shown = {id(e) for frame in frames for e in frame.events}
-        return [e for e in events if id(e) not in shown]
+        shown = {id(e) for frame in told for e in frame.events}
+        return [e for e in events if id(e) not in shown], head
 
     async def strip_prompt(self, channel: Any, message_id: int | None) -> None:
         """A superseded prompt loses its buttons (it may have been deleted: no matter)."""
@@ -552,8 +581,9 @@ class Table(LifeCycle):
         if not sub_step:
             head = [*self._move_lines.pop(record.id, []), *head]
         if frames:
-            events = await self.post_frames(loaded, events, head, frames=frames, posted=posted)
-            head = []
+            events, head = await self.post_frames(
+                loaded, events, head, frames=frames, posted=posted
+            )
         lines = [*head, *presenter.event_lines(events)]
         text = _clip("\n".join(lines)) or presenter.summary(loaded)
         if loaded.game.is_terminal(loaded.state):
@@ -563,6 +593,7 @@ class Table(LifeCycle):
                 await channel.send(text, files=await draw(boards), allowed_mentions=MENTION_NONE)
             elif lines:  # the last frame showed the finish; what followed it, in words
                 await channel.send(text, allowed_mentions=MENTION_NONE)
+            self._acted.pop(record.id, None)
             await self.post_finish(loaded, channel)
             await self.store.update_game(
                 record.id, published_seq=record.seq, prompt_message_id=None

@@ -384,6 +384,13 @@ def render_track(state: RF90State, *, active_section: int | None = None) -> byte
     """The track image: circuit, trajectories, cars, marks, the active section, the weather,
     the turn, the car list, the turn indicator strip with the fuel chits, and a legend. The
     section lit is `active_section`, by default the one whose activation is in progress."""
+    img = track_image(state, active_section=active_section)
+    return to_png(img, reference=_reference(_track(state).id))
+
+
+def track_image(state: RF90State, *, active_section: int | None = None) -> Image.Image:
+    """`render_track` as an RGB Pillow image of W x HEIGHT, before the PNG palette: for
+    callers that compose or scale it (the replay animation) without a PNG round trip."""
     tr = _track(state)
     if active_section is None:
         active_section = state.activation
@@ -398,7 +405,7 @@ def render_track(state: RF90State, *, active_section: int | None = None) -> byte
     _draw_cars(draw, state, view.get("leader"))
     _draw_strip(draw, state)
     _draw_infield_dynamic(draw, state)
-    return to_png(img, reference=_reference(tr.id))
+    return img
 
 
 @cache

@@ -132,3 +132,63 @@ async def test_log_tells_the_last_actions_in_words(tmp_path: Path) -> None:
         cards = catalog.cards("barcelona")
         hand = next(c for c in now.state.cars if c.seat == 0).hand
         assert hand and not any(cards[c].label in log.last.content for c in hand)
+
+
+async def test_pictures_of_driver_activations_only_and_the_replay(tmp_path: Path) -> None:
+    """With `pictures: drivers` only the activations in which a driver decided get a
+    message with pictures (robots-only ones are told in words in the next message); the
+    replay posts one animation frame per activation, the grid and the end."""
+    from io import BytesIO
+
+    from PIL import Image
+
+    from rules.rf90.replay import activation_states
+
+    async with InProcessDriver(make_bot(tmp_path / "pics.db"), world(), timeout=60) as d:
+        await d.slash("rf90", "new", track="barcelona", pictures="drivers", user=ALICE)
+        (gid,) = [g.id for g in await d.bot.store.list_games()]
+        lobby = d.backend.calls[-1]
+        assert "only activations in which a driver decides" in str(lobby.json)
+        await d.click(f"pd:rf90:{gid}:start", user=ALICE)
+        while (now := await loaded(d, gid)).state.turn < 3 and now.state.phase != "finished":
+            await decide(d, gid, PRESENTER.waiting_seats(now.state)[0])
+        thread = now.record.thread_id
+        posted = [
+            m
+            for m in d.backend.messages.values()
+            if int(m["channel_id"]) == thread
+            and any(a["filename"].endswith("-track.png") for a in m.get("attachments") or [])
+        ]
+        # Offline, the same race: in which activations alice (seat 0) took a decision.
+        game = now.game
+        state = game.new_game(now.record.seed, now.record.config)
+        with_alice = robots_only = 0
+        robot_lines: list[str] = []
+        acted: set[int] = set()
+        for done in await d.bot.store.actions(gid):
+            action = game.parse_action(done.action_json)
+            state, events, frames = game.apply_frames(state, action)
+            acted.add(action.seat)
+            start = 0
+            for _section, _at, upto in frames:
+                chunk = events[start:upto]
+                start = upto
+                if 0 in acted:
+                    with_alice += 1
+                else:
+                    robots_only += 1
+                    robot_lines += [e.text for e in chunk if e.text]
+                acted = set()
+        assert robots_only > 0 and with_alice > 0  # the setting had something to leave out
+        assert len(posted) == with_alice + 1  # + the grid at the qualifying reveal
+        told = "\n".join(m.get("content") or "" for m in d.backend.messages.values())
+        assert robot_lines and all(line in told for line in robot_lines)  # still in words
+
+        shown = await d.slash("rf90", "replay", user=BOB, channel_id=thread)
+        (webp,) = [f for c in shown for f in c.files]
+        assert webp.filename.endswith("-replay.webp") and len(webp.data) < 10 * 1024 * 1024
+        actions = [a.action_json for a in await d.bot.store.actions(gid)]
+        expected = activation_states(game, now.record.seed, now.record.config, actions)
+        with Image.open(BytesIO(webp.data)) as animation:
+            assert animation.format == "WEBP" and animation.n_frames == len(expected)
+        assert len(expected) == with_alice + robots_only + 2  # the grid and the end

@@ -9,7 +9,9 @@ actions asked as a few short questions (bot/choices.py).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import io
 import json
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
@@ -30,9 +32,11 @@ from renderer.rf90 import (
     render_dashboards,
     render_track,
 )
+from renderer.rf90_replay import render_replay
 from rules.championship import CAR_COLOURS
 from rules.errors import PaddockError
 from rules.rf90 import (
+    GAME,
     ChooseSetup,
     ChooseStart,
     DuelCards,
@@ -45,6 +49,7 @@ from rules.rf90 import (
     StartTurn,
     catalog,
 )
+from rules.rf90.replay import activation_states
 from rules.rf90.state import ROBOT_SEAT
 from store import GameRecord, Seat
 
@@ -203,6 +208,12 @@ def facets(state: RF90State) -> list[Facet]:
     ]
 
 
+PICTURES = {  # the race's setting: which section activations get a message with pictures
+    "every": "every section activation",
+    "drivers": "only activations in which a driver decides",
+}
+
+
 class RF90Presenter(Presenter):
     kind = KIND
     area = AREA
@@ -215,9 +226,10 @@ class RF90Presenter(Presenter):
 
     def lobby_lines(self, record: GameRecord) -> list[str]:
         s = record.settings
+        pictures = PICTURES[s.get("pictures", "every")]
         return [
             f"{s['track'].capitalize()} · up to {s['max_players']} drivers · "
-            f"{duration(s['turn_seconds'])} per decision",
+            f"{duration(s['turn_seconds'])} per decision · pictures: {pictures}",
             "Robots race as the rules give them for the number of drivers. Each driver chooses "
             "skill and set-up in private at the start.",
         ]
@@ -270,6 +282,12 @@ class RF90Presenter(Presenter):
             Image(f"race{loaded.id}-dashboards.png", lambda: render_dashboards(state)),  # type: ignore[arg-type]
         ]
 
+    def frame_shown(self, loaded: Loaded, frame: Frame) -> bool:
+        # "drivers": only the activations in which a driver (not a robot) took a decision
+        if loaded.record.settings.get("pictures", "every") == "every":
+            return True
+        return any(s in loaded.seats and not loaded.seats[s].robot for s in frame.seats)
+
     def summary(self, loaded: Loaded) -> str:
         state: RF90State = loaded.state  # type: ignore[assignment]
         track = catalog.track(state.track)
@@ -306,10 +324,10 @@ class RF90Presenter(Presenter):
         elif state.phase == "start":
             what = "choose your starting tyres and strategy"
         elif state.duel is not None:
-            what = f"a duel in section {state.duel.section + 1}"
+            what = f"a duel in section {state.duel.section}"  # numbered as on the track
         else:
             car = state.cars[state.pending.car] if state.pending else None
-            what = f"your turn in section {car.section + 1}" if car else "your decision"
+            what = f"your turn in section {car.section}" if car else "your decision"
         due = f" · decide {timestamp(deadline)}" if deadline else ""
         content = f"{who}: {what}.{due}\n{self.summary(loaded)}"
         cockpit = button(
@@ -407,7 +425,7 @@ def dashboard(state: RF90State, seat: int) -> str:
     hand = ", ".join(cards[c].label for c in car.hand) or "no cards"
     skills, strategies = _names("skill"), _names("strategy")
     return (
-        f"**{discord.utils.escape_markdown(car.name)}** · section {car.section + 1}, lap "
+        f"**{discord.utils.escape_markdown(car.name)}** · section {car.section}, lap "
         f"{car.lap} · tyres {car.tyre or '-'} ({car.chips} chips) · damage {car.damage_red} red, "
         f"{car.damage_brown} brown · refuel by turn {car.fuel_turn} · strategy "
         f"{strategies.get(car.strategy or '', '-')} · skill {skills.get(car.skill or '', '-')}\n"
@@ -418,6 +436,11 @@ def dashboard(state: RF90State, seat: int) -> str:
 class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 races"):
     presenter = RF90Presenter()
 
+    def __init__(self, bot: PaddockBot) -> None:
+        super().__init__(bot)
+        self._replaying = asyncio.Lock()
+        self._replays: dict[tuple[int, int], bytes] = {}  # the last two drawn, newest first
+
     @app_commands.command(name="new", description="Open a Race! Formula 90 lobby in a thread")
     @app_commands.describe(
         track="Barcelona or Silverstone",
@@ -426,8 +449,13 @@ class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 r
         league="An RF90 league this race counts for",
         round="That league's round number",
         idle_days="Days with nobody acting before the race is abandoned (default 7)",
+        pictures="Post the track after every section activation (default) or only those "
+        "in which a driver decides",
     )
-    @app_commands.choices(track=TRACKS)
+    @app_commands.choices(
+        track=TRACKS,
+        pictures=[app_commands.Choice(name=text, value=key) for key, text in PICTURES.items()],
+    )
     async def new(
         self,
         interaction: discord.Interaction,
@@ -437,6 +465,7 @@ class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 r
         league: str | None = None,
         round: app_commands.Range[int, 1, 99] | None = None,
         idle_days: app_commands.Range[int, 1, 60] = 7,
+        pictures: str = "every",
     ) -> None:
         assert interaction.guild is not None
         found = await league_round_for_game(
@@ -450,6 +479,7 @@ class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 r
             "max_players": max_players,
             "turn_seconds": turn_minutes * 60,
             "idle_days": idle_days,
+            "pictures": pictures if pictures in PICTURES else "every",
             "title": title,
         }
         seed = int.from_bytes(interaction.id.to_bytes(8, "big")[-6:], "big")
@@ -471,6 +501,36 @@ class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 r
                 dashboard(loaded.state, mine.seat) + "\nNothing to decide right now.",
                 ephemeral=True,
             )
+
+    @app_commands.command(
+        name="replay", description="Post this race as an animation: one frame per activation"
+    )
+    async def replay(self, interaction: discord.Interaction) -> None:
+        record = await self.table.game_here(interaction, self.presenter, running=False)
+        if record.state_json is None:
+            raise PaddockError("This race has not started yet: nothing to replay.")
+        await interaction.response.defer(thinking=True)
+        actions = [a.action_json for a in await self.store.actions(record.id)]
+        key = (record.id, len(actions))
+
+        def render() -> bytes:  # ~10 s of drawing on one core: never on the event loop
+            states = activation_states(GAME, record.seed, record.config, actions)
+            if len(states) < 2:
+                raise PaddockError("The race has not reached its first activation yet.")
+            return render_replay(states)
+
+        async with self._replaying:  # one at a time: the other core keeps serving races
+            if key not in self._replays:
+                self._replays = {key: await asyncio.to_thread(render), **self._replays}
+                self._replays = dict(list(self._replays.items())[:2])
+        data = self._replays[key]
+        state: RF90State = GAME.load_state(record.state_json)  # type: ignore[assignment]
+        done = "the whole race" if state.phase == "finished" else f"up to game turn {state.turn}"
+        await interaction.followup.send(
+            f"Replay of {discord.utils.escape_markdown(record.settings.get('title', 'the race'))}"
+            f": {done}, one frame per section activation.",
+            file=discord.File(io.BytesIO(data), filename=f"race{record.id}-replay.webp"),
+        )
 
 
 async def setup(bot: PaddockBot) -> None:
