@@ -12,18 +12,31 @@ from pathlib import Path
 from bot.settings import MissingSetting, Settings, require_token
 from rules.errors import PaddockError
 
+_TRACEBACKS = logging.Formatter()
+
 
 class RedactSecrets(logging.Filter):
-    """Keep the token out of every log line, whatever logs it."""
+    """Keep the token out of every log line, whatever logs it: the message, a traceback
+    (the text of an exception) and a stack."""
 
     def __init__(self, secret: str) -> None:
         super().__init__()
         self.secret = secret
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if self.secret and self.secret in record.getMessage():
+        if not self.secret:
+            return True
+        if self.secret in record.getMessage():
             record.msg = record.getMessage().replace(self.secret, "[token]")
             record.args = ()
+        if record.exc_info and not record.exc_text:
+            # A formatter renders the traceback into exc_text only when that is empty:
+            # render it here, so that the text every handler prints is the redacted one.
+            record.exc_text = _TRACEBACKS.formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = record.exc_text.replace(self.secret, "[token]")
+        if record.stack_info:
+            record.stack_info = record.stack_info.replace(self.secret, "[token]")
         return True
 
 
@@ -47,6 +60,33 @@ def _db(args: argparse.Namespace, settings: Settings) -> Path:
     return Path(args.db) if args.db else settings.db_path
 
 
+def _store_failed(path: Path, exc: Exception) -> int:
+    """One line on stderr naming the database and what is wrong with it; exit code 2."""
+    from store.errors import StoreUnavailable
+
+    text = str(exc) if isinstance(exc, StoreUnavailable) else f"{path}: {exc}"
+    print("paddock: " + " ".join(text.split()), file=sys.stderr)
+    return 2
+
+
+def _store_errors() -> tuple[type[Exception], ...]:
+    from store.errors import MigrationError, StoreUnavailable
+
+    return (StoreUnavailable, MigrationError)
+
+
+async def _open_and_close(path: Path) -> list[str]:
+    """Open the store (applying migrations) and close it again: the checks `run` makes
+    before it connects to Discord, so a bad database is one line, not a traceback."""
+    from store import SqliteStore
+
+    store = SqliteStore(path)
+    try:
+        return await store.open()
+    finally:
+        await store.close()
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     import discord
 
@@ -61,9 +101,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.db:
         settings.db_path = Path(args.db)
     setup_logging(settings.log_level, token)
+    try:
+        applied = asyncio.run(_open_and_close(settings.db_path))
+    except _store_errors() as exc:
+        return _store_failed(settings.db_path, exc)
+    if applied:
+        logging.getLogger("paddock").info("applied migrations: %s", ", ".join(applied))
     bot = PaddockBot(settings)
     try:
         bot.run(token, log_handler=None)
+    except _store_errors() as exc:
+        return _store_failed(settings.db_path, exc)
     except discord.LoginFailure:
         print(
             "paddock: Discord refused PADDOCK_TOKEN; reset the token in the Developer "
@@ -82,40 +130,36 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:
-    from store import SqliteStore
-
     path = _db(args, Settings())
-
-    async def go() -> list[str]:
-        store = SqliteStore(path)
-        try:
-            return await store.open()
-        finally:
-            await store.close()
-
-    applied = asyncio.run(go())
+    try:
+        applied = asyncio.run(_open_and_close(path))
+    except _store_errors() as exc:
+        return _store_failed(path, exc)
     print(f"{path}: " + (f"applied {', '.join(applied)}" if applied else "up to date"))
     return 0
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from store import SqliteStore
-    from store.verify import verify_store
+    from store.verify import VerifyReport, verify_store
 
     path = _db(args, Settings())
     if not path.exists():
         print(f"verify: no database at {path}", file=sys.stderr)
         return 2
 
-    async def go():  # noqa: ANN202
+    async def go() -> VerifyReport:
         store = SqliteStore(path)
-        await store.open(run_migrations=False)
         try:
+            await store.open(run_migrations=False)
             return await verify_store(store)
         finally:
             await store.close()
 
-    report = asyncio.run(go())
+    try:
+        report = asyncio.run(go())
+    except _store_errors() as exc:
+        return _store_failed(path, exc)
     print(report.text())
     return 0 if report.ok else 1
 

@@ -3,7 +3,7 @@
 `Store` is the interface the bot uses; `SqliteStore` is the embedded default.
 """
 
-from store.errors import LeagueError, NotFound, StaleState
+from store.errors import LeagueError, NotFound, StaleState, StoreUnavailable
 from store.models import (
     ActionRecord,
     GameRecord,
@@ -28,5 +28,6 @@ __all__ = [
     "Seat",
     "SqliteStore",
     "StaleState",
+    "StoreUnavailable",
     "Timer",
 ]

@@ -1,4 +1,6 @@
-"""Store outcomes that a user may see."""
+"""Store outcomes that a user may see, and the faults that stop the store working."""
+
+import sqlite3
 
 from rules.errors import PaddockError
 
@@ -23,3 +25,47 @@ class StaleState(PaddockError):
 
 class MigrationError(Exception):
     """A migration failed; the database was left as it was before it."""
+
+
+class StoreUnavailable(Exception):
+    """The database cannot do what was asked: it is not a database, it is locked beyond the
+    busy timeout, the disk is full, the file is read-only or unreadable. Nothing was changed.
+
+    `str()` is one line naming the file: "<path>: <problem>".
+    """
+
+    def __init__(self, path: str, problem: str) -> None:
+        self.path = path
+        self.problem = " ".join(problem.split())  # one line, whatever SQLite said
+        super().__init__(f"{path}: {self.problem}")
+
+
+# What went wrong outside the SQL itself (the file, the disk, another process), by SQLite's
+# primary result code; anything else (a constraint, a syntax error) is not a store fault.
+_FAULTS = {
+    sqlite3.SQLITE_BUSY: "the database is locked by another process",
+    sqlite3.SQLITE_LOCKED: "the database is locked by another process",
+    sqlite3.SQLITE_FULL: "the disk is full (or the database reached its size limit)",
+    sqlite3.SQLITE_READONLY: "the database is read-only",
+    sqlite3.SQLITE_IOERR: "disk I/O error",
+    sqlite3.SQLITE_CANTOPEN: "cannot open the database file",
+    sqlite3.SQLITE_NOTADB: "not a SQLite database",
+    sqlite3.SQLITE_CORRUPT: "the database file is corrupt",
+    sqlite3.SQLITE_PERM: "permission denied",
+}
+
+
+def fault_problem(exc: BaseException, *, busy_timeout: float | None = None) -> str | None:
+    """A short description of a SQLite error caused by the file, the disk or another
+    process, or None when the error is about the SQL (a constraint, a bad statement)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if not isinstance(exc, sqlite3.Error) or code is None:
+        return None
+    problem = _FAULTS.get(code & 0xFF)
+    if problem is None:
+        return None
+    if code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) and busy_timeout is not None:
+        problem += f" (gave up after {busy_timeout:g} s)"
+    elif code & 0xFF == sqlite3.SQLITE_IOERR:
+        problem += f" ({getattr(exc, 'sqlite_errorname', exc)})"
+    return problem

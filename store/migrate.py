@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
 import aiosqlite
 
-from store.errors import MigrationError
+from store.errors import MigrationError, fault_problem
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 _NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+_CREATE_TABLE = (
+    "CREATE TABLE IF NOT EXISTS schema_migrations ("
+    " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+)
 
 
 @dataclass(frozen=True)
@@ -34,39 +40,85 @@ def discover(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
     return found
 
 
-async def applied_versions(conn: aiosqlite.Connection) -> set[int]:
-    await conn.execute(
-        "CREATE TABLE IF NOT EXISTS schema_migrations ("
-        " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
-    )
+async def pending(conn: aiosqlite.Connection, directory: Path = MIGRATIONS_DIR) -> list[str] | None:
+    """The migrations not applied yet, found without writing anything; None when the
+    database has no schema_migrations table (a new file, or not Paddock's)."""
+    async with conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+    ) as cur:
+        if await cur.fetchone() is None:
+            return None
     async with conn.execute("SELECT version FROM schema_migrations") as cur:
-        return {row[0] for row in await cur.fetchall()}
+        done = {row[0] for row in await cur.fetchall()}
+    return [f"{m.version:04d}_{m.name}" for m in discover(directory) if m.version not in done]
+
+
+def statements(sql: str) -> list[str]:
+    """A script split into complete statements (sqlite3.complete_statement knows about
+    strings, comments and trigger bodies), so that it can run inside our own transaction:
+    executescript would COMMIT that transaction first."""
+    found: list[str] = []
+    pending = ""
+    *pieces, rest = sql.split(";")
+    for piece in pieces:
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            found.append(pending.strip())
+            pending = ""
+    pending += rest
+    if pending.strip():
+        found.append(pending.strip())  # comments only, or an unfinished statement SQLite reports
+    return found
 
 
 async def apply_pending(conn: aiosqlite.Connection, directory: Path = MIGRATIONS_DIR) -> list[str]:
     """Apply migrations not yet recorded, in order; return the names applied.
 
-    Each runs inside BEGIN ... COMMIT together with its schema_migrations row (SQLite DDL is
-    transactional), so a failing migration leaves the database exactly as it was.
+    Each one runs in its own BEGIN IMMEDIATE transaction that first checks whether it is
+    recorded: of two processes starting on one new database, the second waits for the
+    first's write lock and then finds the migration done. A failing migration rolls back
+    with its schema_migrations row (SQLite DDL is transactional), so the database stays at
+    the previous version. Faults of the file or the disk (locked, full, read-only) propagate
+    as the sqlite3 error, for the store to report; only a fault of the migration's own SQL
+    is a MigrationError.
     """
-    done = await applied_versions(conn)
     applied: list[str] = []
     for mig in discover(directory):
-        if mig.version in done:
-            continue
         label = f"{mig.version:04d}_{mig.name}"
-        script = (
-            "BEGIN IMMEDIATE;\n"
-            f"{mig.sql}\n;\n"
-            "INSERT INTO schema_migrations (version, name, applied_at) "
-            f"VALUES ({mig.version}, '{mig.name}', strftime('%Y-%m-%dT%H:%M:%SZ','now'));\n"
-            "COMMIT;"
-        )
+        await conn.execute("BEGIN IMMEDIATE")
         try:
-            await conn.executescript(script)
-        except Exception as exc:
-            if conn.in_transaction:
-                await conn.rollback()
-            raise MigrationError(f"migration {label} failed and was rolled back: {exc}") from exc
-        applied.append(label)
+            await conn.execute(_CREATE_TABLE)
+            async with conn.execute(
+                "SELECT 1 FROM schema_migrations WHERE version = ?", (mig.version,)
+            ) as cur:
+                done = await cur.fetchone() is not None
+            if not done:
+                for statement in statements(mig.sql):
+                    await conn.execute(statement)
+                await conn.execute(
+                    "INSERT INTO schema_migrations (version, name, applied_at)"
+                    " VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
+                    (mig.version, mig.name),
+                )
+            await conn.execute("COMMIT")
+        except BaseException as exc:
+            await rollback(conn)
+            if isinstance(exc, sqlite3.Error) and fault_problem(exc) is None:
+                raise MigrationError(
+                    f"migration {label} failed and was rolled back: {exc}"
+                ) from exc
+            raise
+        if not done:
+            applied.append(label)
     return applied
+
+
+async def rollback(conn: aiosqlite.Connection) -> None:
+    """Roll back the open transaction, if there still is one.
+
+    SQLite rolls some failures back by itself (disk full, I/O errors): a ROLLBACK then fails
+    with "no transaction is active" and would hide the error that matters.
+    """
+    with contextlib.suppress(sqlite3.Error, ValueError):  # ValueError: connection closed
+        if conn.in_transaction:
+            await conn.execute("ROLLBACK")

@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import os
 import re
+import shutil
+import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import discord
+import pytest
 
 from bot.cli import RedactSecrets, main
 from bot.client import INVITE_SCOPES, REQUIRED_PERMISSIONS
+from store.migrate import MIGRATIONS_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -116,3 +122,174 @@ def test_simulate_one_race_prints_its_json_summary(capsys) -> None:
 def test_simulate_races_is_refused_for_a_game_without_it(capsys) -> None:
     assert main(["simulate", "pitformula", "--races", "2"]) == 2
     assert "--races is not available for pitformula" in capsys.readouterr().err
+
+
+def test_the_token_is_redacted_from_tracebacks_and_stacks() -> None:
+    secret = "MTIzNDU2Nzg5.fake.token-value"
+    out = io.StringIO()
+    handler = logging.StreamHandler(out)
+    handler.addFilter(RedactSecrets(secret))
+    log = logging.getLogger("test.redact")
+    log.addHandler(handler)
+    log.propagate = False
+    try:
+        try:
+            raise RuntimeError(f"login with {secret} refused")
+        except RuntimeError:
+            log.exception("login failed")
+        record = logging.LogRecord("x", logging.ERROR, __file__, 1, "stack", (), None)
+        record.stack_info = f'Stack (most recent call last):\n  token = "{secret}"'
+        log.handle(record)
+    finally:
+        log.removeHandler(handler)
+    text = out.getvalue()
+    assert "Traceback" in text and "RuntimeError: login with [token] refused" in text
+    assert 'token = "[token]"' in text
+    assert secret not in text
+
+
+def _paddock_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PADDOCK_")}
+    return {**env, "PYTHONPATH": str(ROOT), **extra}
+
+
+def _finish(proc: subprocess.Popen[str], seconds: float = 30) -> tuple[int, str, str]:
+    """Wait for a `paddock` process; a hang fails the test instead of blocking the suite."""
+    try:
+        out, err = proc.communicate(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail(f"{proc.args} hung for {seconds} s")
+    return proc.returncode, out, err
+
+
+def _start(*args: str, env: dict[str, str], cwd: Path, pre: tuple[str, ...] = ()):  # noqa: ANN202
+    return subprocess.Popen(
+        [*pre, sys.executable, "-m", "bot.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=cwd,
+        env=env,
+    )
+
+
+def _one_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+def test_store_commands_on_a_file_that_is_not_a_database_say_so_in_one_line(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "notes.db"
+    db.write_bytes(b"not a database, just notes\n" * 100)
+    env = _paddock_env(PADDOCK_TOKEN="fake-token")  # `run` checks the store before Discord
+    procs = [
+        _start(command, "--db", str(db), env=env, cwd=tmp_path)
+        for command in ("verify", "migrate", "run")
+    ]
+    for proc in procs:
+        code, _, err = _finish(proc)
+        assert code == 2, err
+        assert _one_line(err) == f"paddock: {db}: not a SQLite database"
+    assert db.read_bytes() == b"not a database, just notes\n" * 100
+
+
+def test_migrate_gives_up_on_a_locked_database_in_one_line(tmp_path: Path) -> None:
+    db = tmp_path / "locked.db"
+    assert main(["migrate", "--db", str(db)]) == 0
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process is writing, beyond the busy timeout
+    try:
+        started = time.monotonic()
+        code, _, err = _finish(_start("migrate", "--db", str(db), env=_paddock_env(), cwd=ROOT))
+        waited = time.monotonic() - started
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert code == 2
+    assert _one_line(err) == (
+        f"paddock: {db}: the database is locked by another process (gave up after 5 s)"
+    )
+    assert 5 <= waited < 20
+
+
+def _drop_root_privilege() -> tuple[str, ...]:
+    """Root writes to a chmod 444 file anyway: run the child without the capability that
+    lets it (setpriv, util-linux), or skip."""
+    if os.geteuid() != 0:
+        return ()
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root and setpriv is missing: cannot make a file read-only")
+    pre = (setpriv, "--bounding-set", "-dac_override,-dac_read_search")
+    probe = subprocess.run([*pre, "true"], capture_output=True, timeout=10)
+    if probe.returncode != 0:
+        pytest.skip(f"running as root and setpriv cannot drop a capability: {probe.stderr!r}")
+    return pre
+
+
+def test_a_read_only_database_is_refused_in_one_line_but_can_be_verified(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "ro.db"
+    assert main(["migrate", "--db", str(db)]) == 0
+    before = db.read_bytes()
+    db.chmod(0o444)
+    pre = _drop_root_privilege()
+    env = _paddock_env(PADDOCK_TOKEN="fake-token")
+    procs = {
+        command: _start(command, "--db", str(db), env=env, cwd=tmp_path, pre=pre)
+        for command in ("migrate", "run", "verify")
+    }
+    for command in ("migrate", "run"):
+        code, _, err = _finish(procs[command])
+        assert code == 2, err
+        assert _one_line(err) == f"paddock: {db}: the database is read-only"
+    code, out, err = _finish(procs["verify"])  # reading needs no writes
+    assert code == 0, err
+    assert "0 game(s) replayed" in out
+    assert db.read_bytes() == before
+
+
+# `paddock migrate` with the migrations taken from another folder.
+_MIGRATE_FROM = (
+    "import sys; from pathlib import Path; import store.migrate as m;"
+    " m.MIGRATIONS_DIR = Path(sys.argv[1]); from bot.cli import main;"
+    " sys.exit(main(['migrate', '--db', sys.argv[2]]))"
+)
+
+
+def test_a_failing_migration_is_one_line_and_keeps_the_previous_version(
+    tmp_path: Path,
+) -> None:
+    mdir = tmp_path / "migrations"
+    mdir.mkdir()
+    for sql in sorted(MIGRATIONS_DIR.glob("*.sql"))[:2]:
+        (mdir / sql.name).write_text(sql.read_text())
+    db = tmp_path / "m.db"
+    (mdir / "0003_broken.sql").write_text(
+        "CREATE TABLE half_done (id INTEGER);\nINSERT INTO no_such_table VALUES (1);\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _MIGRATE_FROM, str(mdir), str(db)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=_paddock_env(),
+    )
+    code, _, err = _finish(proc)
+    assert code == 2
+    assert _one_line(err) == (
+        f"paddock: {db}: migration 0003_broken failed and was rolled back: "
+        "no such table: no_such_table"
+    )
+    with sqlite3.connect(db) as conn:
+        versions = [r[0] for r in conn.execute("SELECT version FROM schema_migrations")]
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+    assert versions == [1, 2] and "half_done" not in names

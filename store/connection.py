@@ -1,0 +1,189 @@
+"""The SQLite connection under the store: opening (all or nothing), migrations,
+transactions, and the faults of the file or the disk reported as StoreUnavailable."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+import threading
+import time
+from collections.abc import AsyncIterator, Iterable, Iterator
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Self
+
+import aiosqlite
+
+from store import migrate
+from store.errors import StoreUnavailable, fault_problem
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class SqliteConnection:
+    """One aiosqlite connection; an asyncio lock keeps its transactions apart."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        migrations_dir: Path | None = None,
+        *,
+        busy_timeout: float = 5.0,
+    ) -> None:
+        self.path = str(path)
+        self.migrations_dir = migrations_dir or migrate.MIGRATIONS_DIR
+        self.busy_timeout = busy_timeout  # seconds to wait for another process's lock
+        self._conn: aiosqlite.Connection | None = None
+        self._lock = asyncio.Lock()
+
+    async def open(self, *, run_migrations: bool = True) -> list[str]:
+        """Connect and apply pending migrations (unless told not to); return their names.
+
+        All or nothing: if a step fails, the connection is closed again (an open aiosqlite
+        thread keeps the process from exiting) and StoreUnavailable or MigrationError says
+        why in one line.
+        """
+        conn = await self._connect()
+        try:
+            conn.row_factory = sqlite3.Row
+            await self._wal(conn)
+            await conn.execute("PRAGMA foreign_keys=ON")
+            await conn.execute("PRAGMA synchronous=NORMAL")
+            if not run_migrations:
+                await self._check_migrated(conn)
+                self._conn = conn
+                return []
+            self._conn = conn
+            applied = await self.migrate()
+            # A read-only file opens, reads and even migrates when nothing is pending; a
+            # write that changes nothing finds out now rather than at the first move.
+            async with self.transaction() as db:
+                await db.execute("DELETE FROM schema_migrations WHERE 0")
+            return applied
+        except BaseException as exc:
+            self._conn = None
+            with contextlib.suppress(Exception):
+                await conn.close()
+            if isinstance(exc, sqlite3.Error):
+                raise self._unavailable(exc) from exc
+            raise
+
+    async def _connect(self) -> aiosqlite.Connection:
+        if self.path != ":memory:":
+            try:
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreUnavailable(self.path, f"cannot create its folder: {exc}") from exc
+        # `timeout` is SQLite's busy timeout, set at connect: every statement (the
+        # migrations' BEGIN IMMEDIATE among them) waits that long for another process's lock.
+        conn = aiosqlite.connect(self.path, isolation_level=None, timeout=self.busy_timeout)
+        try:
+            return await conn
+        except BaseException as exc:
+            # aiosqlite stops its worker thread after a failed connect but does not wait for
+            # it (no public join: omnilib/aiosqlite#387). Wait while this loop still runs, or
+            # the thread dies later with "Event loop is closed" on stderr. (Older aiosqlite's
+            # connection is itself the thread.)
+            worker = conn if isinstance(conn, threading.Thread) else getattr(conn, "_thread", None)
+            if isinstance(worker, threading.Thread) and worker.is_alive():
+                await asyncio.to_thread(worker.join, 5)
+            if isinstance(exc, sqlite3.Error):
+                raise self._unavailable(exc) from exc
+            raise
+
+    async def _wal(self, conn: aiosqlite.Connection) -> None:
+        """PRAGMA journal_mode=WAL, tried again until the busy timeout: the switch upgrades
+        a read lock, for which SQLite does not wait, so of two processes starting on one new
+        file one would otherwise fail at once with "database is locked"."""
+        deadline = time.monotonic() + self.busy_timeout
+        while True:
+            try:
+                await conn.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                busy = exc.sqlite_errorcode & 0xFF == sqlite3.SQLITE_BUSY
+                if not busy or time.monotonic() >= deadline:
+                    raise
+            await asyncio.sleep(0.01)
+
+    async def _check_migrated(self, conn: aiosqlite.Connection) -> None:
+        # Read-only use (verify) of a database the bot never set up, or of one that is
+        # behind, would fail later at its first query on a missing table or column.
+        missing = await migrate.pending(conn, self.migrations_dir)
+        if missing is None:
+            raise StoreUnavailable(self.path, "no Paddock tables (not migrated)")
+        if missing:
+            raise StoreUnavailable(self.path, f"not migrated (pending: {', '.join(missing)})")
+
+    async def migrate(self) -> list[str]:
+        async with self._lock:
+            try:
+                return await migrate.apply_pending(self.conn, self.migrations_dir)
+            except sqlite3.Error as exc:  # the file or the disk, not the migration's SQL
+                raise self._unavailable(exc) from exc
+
+    async def close(self) -> None:
+        # Detach first: a second close() while the first is in progress must not touch the
+        # connection again (aiosqlite would wait forever for its stopped thread).
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            await conn.close()
+
+    async def __aenter__(self) -> Self:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @property
+    def conn(self) -> aiosqlite.Connection:
+        if self._conn is None:
+            raise RuntimeError("the store is not open")
+        return self._conn
+
+    def _unavailable(self, exc: sqlite3.Error) -> StoreUnavailable:
+        problem = fault_problem(exc, busy_timeout=self.busy_timeout) or f"cannot use it: {exc}"
+        return StoreUnavailable(self.path, problem)
+
+    @contextlib.contextmanager
+    def _faults(self) -> Iterator[None]:
+        """Raise an error of the file, the disk or a lock as StoreUnavailable; an error of
+        the SQL passes as it is (constraints among them: append_actions makes those
+        StaleState)."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            if fault_problem(exc) is None:
+                raise
+            raise self._unavailable(exc) from exc
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT; any exception rolls back. A fault of the file, the
+        disk or a lock (also at BEGIN or COMMIT) is raised as StoreUnavailable, with nothing
+        of the transaction written."""
+        async with self._lock:
+            conn = self.conn
+            with self._faults():
+                await conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield conn
+                    await conn.execute("COMMIT")
+                except BaseException:
+                    await migrate.rollback(conn)
+                    raise
+
+    async def _one(self, sql: str, args: Iterable[Any] = ()) -> sqlite3.Row | None:
+        with self._faults():
+            async with self.conn.execute(sql, tuple(args)) as cur:
+                return await cur.fetchone()
+
+    async def _all(self, sql: str, args: Iterable[Any] = ()) -> list[sqlite3.Row]:
+        with self._faults():
+            async with self.conn.execute(sql, tuple(args)) as cur:
+                return list(await cur.fetchall())

@@ -1,0 +1,422 @@
+"""The store's games (the action log and the snapshot, moving together) and timers."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+import aiosqlite
+
+from store.connection import _now
+from store.errors import LeagueError, NotFound, StaleState
+from store.leagues import LeagueStore
+from store.models import ActionRecord, GameRecord, Seat, Timer, TimerSpec
+
+_GAME_COLUMNS = (
+    "g.id, g.kind, g.guild_id, g.channel_id, g.thread_id, g.status_message_id, g.league_id,"
+    " g.round_id, g.seed, g.config_json, g.settings_json, g.status, g.results_recorded, s.seq,"
+    " s.state_json, g.published_seq, g.prompt_message_id, g.last_human_at"
+)
+
+
+class GameStore(LeagueStore):
+    # Games -----------------------------------------------------------------------------
+
+    async def create_game(
+        self,
+        kind: str,
+        seed: int,
+        config: dict[str, Any],
+        state_json: str | None,
+        *,
+        guild_id: int | None = None,
+        channel_id: int | None = None,
+        league_id: int | None = None,
+        round_id: int | None = None,
+        seats: list[Seat] | None = None,
+        status: str = "running",
+        settings: dict[str, Any] | None = None,
+    ) -> GameRecord:
+        """A game row. `config` is what the rules need to replay it from `seed`; `settings`
+        is the table's own (host, time limit...), never passed to the rules."""
+        now = _now()
+        async with self.transaction() as db:
+            cur = await db.execute(
+                "INSERT INTO games (kind, guild_id, channel_id, league_id, round_id, seed,"
+                " config_json, settings_json, status, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    kind,
+                    guild_id,
+                    channel_id,
+                    league_id,
+                    round_id,
+                    seed,
+                    json.dumps(config),
+                    json.dumps(settings or {}),
+                    status,
+                    now,
+                    now,
+                ),
+            )
+            game_id = cur.lastrowid
+            assert game_id is not None
+            if state_json is not None:
+                await db.execute(
+                    "INSERT INTO game_snapshots (game_id, seq, state_json, updated_at)"
+                    " VALUES (?, 0, ?, ?)",
+                    (game_id, state_json, now),
+                )
+            if seats:
+                await self._write_seats(db, game_id, seats)
+        return await self.load_game(game_id)
+
+    async def _write_seats(self, db: aiosqlite.Connection, game_id: int, seats: list[Seat]) -> None:
+        await db.execute("DELETE FROM game_seats WHERE game_id = ?", (game_id,))
+        await db.executemany(
+            "INSERT INTO game_seats (game_id, seat, user_id, name, robot, autopilot)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            [(game_id, s.seat, s.user_id, s.name, int(s.robot), int(s.autopilot)) for s in seats],
+        )
+
+    async def start_game(
+        self,
+        game_id: int,
+        config: dict[str, Any],
+        state_json: str,
+        seats: list[Seat],
+        *,
+        timers: list[TimerSpec] | None = None,
+        human_at: float | None = None,
+    ) -> GameRecord:
+        """Move a lobby to a running game: final config, seats, the seq-0 snapshot and the
+        first timers, in one transaction (`human_at`: the start, for idle races)."""
+        async with self.transaction() as db:
+            row = await self._one("SELECT status FROM games WHERE id = ?", (game_id,))
+            if row is None:
+                raise NotFound(f"There is no game #{game_id}.")
+            if row["status"] != "lobby":
+                raise LeagueError("This game has already started.")
+            await db.execute(
+                "UPDATE games SET config_json = ?, status = 'running', updated_at = ?,"
+                " last_human_at = ? WHERE id = ?",
+                (json.dumps(config), _now(), human_at, game_id),
+            )
+            await db.execute(
+                "INSERT INTO game_snapshots (game_id, seq, state_json, updated_at)"
+                " VALUES (?, 0, ?, ?)",
+                (game_id, state_json, _now()),
+            )
+            await self._write_seats(db, game_id, seats)
+            await self._replace_timers(db, game_id, timers or [])
+        return await self.load_game(game_id)
+
+    async def set_lobby(self, game_id: int, seats: list[Seat], settings: dict[str, Any]) -> None:
+        """A lobby's seats and table settings (host, robots...) together."""
+        async with self.transaction() as db:
+            await self._write_seats(db, game_id, seats)
+            await db.execute(
+                "UPDATE games SET settings_json = ?, updated_at = ? WHERE id = ?",
+                (json.dumps(settings), _now(), game_id),
+            )
+
+    async def set_seats(self, game_id: int, seats: list[Seat]) -> None:
+        async with self.transaction() as db:
+            await self._write_seats(db, game_id, seats)
+
+    async def seats(self, game_id: int) -> list[Seat]:
+        rows = await self._all(
+            "SELECT seat, user_id, name, robot, autopilot FROM game_seats WHERE game_id = ?"
+            " ORDER BY seat",
+            (game_id,),
+        )
+        return [
+            Seat(
+                seat=r["seat"],
+                user_id=r["user_id"],
+                name=r["name"],
+                robot=bool(r["robot"]),
+                autopilot=bool(r["autopilot"]),
+            )
+            for r in rows
+        ]
+
+    async def update_seat(self, game_id: int, seat: int, **fields: Any) -> None:
+        """Set a seat's robot or autopilot flag (a driver replaced, or on autopilot)."""
+        if not fields or set(fields) - {"robot", "autopilot"}:
+            raise ValueError("update_seat takes only robot and autopilot")
+        cols = ", ".join(f"{k} = ?" for k in fields)
+        async with self.transaction() as db:
+            await db.execute(
+                f"UPDATE game_seats SET {cols} WHERE game_id = ? AND seat = ?",
+                (*(int(v) for v in fields.values()), game_id, seat),
+            )
+
+    async def load_game(self, game_id: int) -> GameRecord:
+        row = await self._one(
+            f"SELECT {_GAME_COLUMNS} FROM games g LEFT JOIN game_snapshots s"
+            " ON s.game_id = g.id WHERE g.id = ?",
+            (game_id,),
+        )
+        if row is None:
+            raise NotFound(f"There is no game #{game_id}; it may have been removed.")
+        return GameRecord.from_row(row)
+
+    async def list_games(self, *, unfinished_only: bool = False) -> list[GameRecord]:
+        where = " WHERE g.status IN ('lobby', 'running')" if unfinished_only else ""
+        rows = await self._all(
+            f"SELECT {_GAME_COLUMNS} FROM games g LEFT JOIN game_snapshots s"
+            f" ON s.game_id = g.id{where} ORDER BY g.id"
+        )
+        return [GameRecord.from_row(r) for r in rows]
+
+    async def end_game(self, game_id: int, *, from_status: tuple[str, ...]) -> bool:
+        """Abandon a game (a cancelled lobby or an abandoned race): status, no timers, in one
+        transaction. False when it was no longer in one of `from_status`."""
+        async with self.transaction() as db:
+            marks = ", ".join("?" * len(from_status))
+            cur = await db.execute(
+                f"UPDATE games SET status = 'abandoned', updated_at = ? WHERE id = ?"
+                f" AND status IN ({marks})",
+                (_now(), game_id, *from_status),
+            )
+            if cur.rowcount == 0:
+                return False
+            await db.execute("DELETE FROM timers WHERE game_id = ?", (game_id,))
+        return True
+
+    async def games_of_user(self, guild_id: int, user_id: int) -> list[GameRecord]:
+        """Unfinished games on this server in which the user holds a seat."""
+        rows = await self._all(
+            f"SELECT {_GAME_COLUMNS} FROM games g LEFT JOIN game_snapshots s ON s.game_id = g.id"
+            " WHERE g.guild_id = ? AND g.status IN ('lobby', 'running') AND EXISTS (SELECT 1"
+            " FROM game_seats t WHERE t.game_id = g.id AND t.user_id = ?) ORDER BY g.id",
+            (guild_id, user_id),
+        )
+        return [GameRecord.from_row(r) for r in rows]
+
+    async def unpublished_games(self) -> list[GameRecord]:
+        """Running games, and finished ones, whose last action has not reached the thread."""
+        rows = await self._all(
+            f"SELECT {_GAME_COLUMNS} FROM games g JOIN game_snapshots s ON s.game_id = g.id"
+            " WHERE g.status IN ('running', 'finished')"
+            " AND (g.published_seq IS NULL OR g.published_seq < s.seq) ORDER BY g.id"
+        )
+        return [GameRecord.from_row(r) for r in rows]
+
+    async def dm_reminders(self, user_id: int) -> bool:
+        row = await self._one(
+            "SELECT dm_reminders FROM user_settings WHERE user_id = ?", (user_id,)
+        )
+        return bool(row and row["dm_reminders"])
+
+    async def set_dm_reminders(self, user_id: int, on: bool) -> None:
+        async with self.transaction() as db:
+            await db.execute(
+                "INSERT INTO user_settings (user_id, dm_reminders) VALUES (?, ?)"
+                " ON CONFLICT (user_id) DO UPDATE SET dm_reminders = excluded.dm_reminders",
+                (user_id, int(on)),
+            )
+
+    async def find_game(
+        self, kind: str, *, channel_id: int | None = None, thread_id: int | None = None
+    ) -> GameRecord | None:
+        """The newest unfinished game of this kind in a channel or thread."""
+        where, args = ["g.kind = ?", "g.status IN ('lobby', 'running')"], [kind]
+        if channel_id is not None:
+            where.append("g.channel_id = ?")
+            args.append(channel_id)
+        if thread_id is not None:
+            where.append("g.thread_id = ?")
+            args.append(thread_id)
+        row = await self._one(
+            f"SELECT {_GAME_COLUMNS} FROM games g LEFT JOIN game_snapshots s"
+            f" ON s.game_id = g.id WHERE {' AND '.join(where)} ORDER BY g.id DESC LIMIT 1",
+            args,
+        )
+        return GameRecord.from_row(row) if row else None
+
+    async def update_game(self, game_id: int, **fields: Any) -> None:
+        """Set bookkeeping columns (thread, live message, status), never the state."""
+        allowed = {
+            "thread_id",
+            "status_message_id",
+            "channel_id",
+            "status",
+            "published_seq",
+            "prompt_message_id",
+        }
+        if not fields or set(fields) - allowed:
+            raise ValueError(f"update_game takes only {sorted(allowed)}")
+        cols = ", ".join(f"{k} = ?" for k in fields)
+        async with self.transaction() as db:
+            await db.execute(
+                f"UPDATE games SET {cols}, updated_at = ? WHERE id = ?",
+                (*fields.values(), _now(), game_id),
+            )
+
+    async def append_action(
+        self,
+        game_id: int,
+        expected_seq: int,
+        actor: str,
+        action_json: str,
+        state_json: str,
+        *,
+        by_robot: bool = False,
+        status: str | None = None,
+        results: list[tuple[int, int | None, str]] | None = None,
+        timers: list[TimerSpec] | None = None,
+        human_at: float | None = None,
+    ) -> int:
+        """Append one action as sequence number expected_seq + 1 and store the new snapshot,
+        in one transaction. Raises StaleState (with the state that won) if the game moved on.
+
+        In the same transaction: `results` (a finishing action's league placings, as
+        `record_game_results` takes them), `timers` (replace the game's timers; None keeps
+        them) and `human_at` (the time of a person's action, for idle races).
+        """
+        return await self.append_actions(
+            game_id,
+            expected_seq,
+            [(actor, action_json, by_robot)],
+            state_json,
+            status=status,
+            results=results,
+            timers=timers,
+            human_at=human_at,
+        )
+
+    async def append_actions(
+        self,
+        game_id: int,
+        expected_seq: int,
+        actions: list[tuple[str, str, bool]],
+        state_json: str,
+        *,
+        status: str | None = None,
+        results: list[tuple[int, int | None, str]] | None = None,
+        timers: list[TimerSpec] | None = None,
+        human_at: float | None = None,
+    ) -> int:
+        """`append_action` for a chain of actions (actor, action JSON, by robot) taken one
+        after the other, e.g. robots' moves: every one logged, the snapshot of the last
+        stored, one transaction. Returns the last sequence number."""
+        if not actions:
+            raise ValueError("append_actions needs at least one action")
+        seq = expected_seq + len(actions)
+        now = _now()
+        try:
+            async with self.transaction() as db:
+                current = await self._one(
+                    "SELECT seq FROM game_snapshots WHERE game_id = ?", (game_id,)
+                )
+                if current is None:
+                    raise NotFound(f"Game #{game_id} has no state to act on.")
+                if current["seq"] != expected_seq:
+                    raise _Moved()
+                await db.executemany(
+                    "INSERT INTO game_actions (game_id, seq, actor, by_robot, action_json,"
+                    " created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    [
+                        (game_id, expected_seq + i + 1, who, int(robot), body, now)
+                        for i, (who, body, robot) in enumerate(actions)
+                    ],
+                )
+                await db.execute(
+                    "UPDATE game_snapshots SET seq = ?, state_json = ?, updated_at = ?"
+                    " WHERE game_id = ?",
+                    (seq, state_json, now, game_id),
+                )
+                if status is not None:
+                    await db.execute(
+                        "UPDATE games SET status = ?, updated_at = ? WHERE id = ?",
+                        (status, now, game_id),
+                    )
+                else:
+                    await db.execute("UPDATE games SET updated_at = ? WHERE id = ?", (now, game_id))
+                if human_at is not None:
+                    await db.execute(
+                        "UPDATE games SET last_human_at = ? WHERE id = ?", (human_at, game_id)
+                    )
+                if results is not None:
+                    await self._record_game_results(db, game_id, results)
+                if timers is not None:
+                    await self._replace_timers(db, game_id, timers)
+        except (_Moved, sqlite3.IntegrityError):
+            latest = await self.load_game(game_id)
+            raise StaleState(game_id, latest.seq, latest.state_json or "") from None
+        return seq
+
+    async def actions(self, game_id: int) -> list[ActionRecord]:
+        rows = await self._all(
+            "SELECT game_id, seq, actor, by_robot, action_json, created_at FROM game_actions"
+            " WHERE game_id = ? ORDER BY seq",
+            (game_id,),
+        )
+        return [
+            ActionRecord.model_validate({**dict(r), "by_robot": bool(r["by_robot"])}) for r in rows
+        ]
+
+    # Timers (RoboDanny's pattern: one task sleeps until the earliest) -------------------
+
+    async def add_timer(
+        self, event: str, due_at: float, payload: dict[str, Any], game_id: int | None = None
+    ) -> Timer:
+        async with self.transaction() as db:
+            cur = await db.execute(
+                "INSERT INTO timers (event, due_at, game_id, payload_json, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (event, due_at, game_id, json.dumps(payload), _now()),
+            )
+        assert cur.lastrowid is not None
+        return Timer(id=cur.lastrowid, event=event, due_at=due_at, game_id=game_id, payload=payload)
+
+    async def next_timer(self) -> Timer | None:
+        row = await self._one("SELECT * FROM timers ORDER BY due_at, id LIMIT 1")
+        return self._timer(row) if row else None
+
+    async def timers(self, game_id: int | None = None) -> list[Timer]:
+        if game_id is None:
+            rows = await self._all("SELECT * FROM timers ORDER BY due_at, id")
+        else:
+            rows = await self._all(
+                "SELECT * FROM timers WHERE game_id = ? ORDER BY due_at, id", (game_id,)
+            )
+        return [self._timer(r) for r in rows]
+
+    async def delete_timer(self, timer_id: int) -> bool:
+        async with self.transaction() as db:
+            cur = await db.execute("DELETE FROM timers WHERE id = ?", (timer_id,))
+        return cur.rowcount > 0
+
+    async def replace_game_timers(self, game_id: int, timers: list[TimerSpec]) -> None:
+        async with self.transaction() as db:
+            await self._replace_timers(db, game_id, timers)
+
+    async def _replace_timers(
+        self, db: aiosqlite.Connection, game_id: int, timers: list[TimerSpec]
+    ) -> None:
+        await db.execute("DELETE FROM timers WHERE game_id = ?", (game_id,))
+        await db.executemany(
+            "INSERT INTO timers (event, due_at, game_id, payload_json, created_at)"
+            " VALUES (?, ?, ?, ?, ?)",
+            [(t.event, t.due_at, game_id, json.dumps(t.payload), _now()) for t in timers],
+        )
+
+    async def delete_game_timers(self, game_id: int) -> int:
+        async with self.transaction() as db:
+            cur = await db.execute("DELETE FROM timers WHERE game_id = ?", (game_id,))
+        return cur.rowcount
+
+    @staticmethod
+    def _timer(row: sqlite3.Row) -> Timer:
+        d = dict(row)
+        d["payload"] = json.loads(d.pop("payload_json"))
+        d.pop("created_at", None)
+        return Timer.model_validate(d)
+
+
+class _Moved(Exception):
+    """Internal: the snapshot's seq is not the one the writer expected."""

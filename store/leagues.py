@@ -1,0 +1,432 @@
+"""The store's leagues: guild settings, leagues and seasons, members, the calendar and
+round results."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import aiosqlite
+
+from rules.championship import places_among_members
+from store.connection import SqliteConnection, _now
+from store.errors import LeagueError, NotFound
+from store.models import League, Member, ResultRecord, Round
+
+
+class LeagueStore(SqliteConnection):
+    # Guild settings --------------------------------------------------------------------
+
+    async def admin_role(self, guild_id: int) -> int | None:
+        row = await self._one(
+            "SELECT admin_role_id FROM guild_settings WHERE guild_id = ?", (guild_id,)
+        )
+        return row["admin_role_id"] if row else None
+
+    async def set_admin_role(self, guild_id: int, role_id: int | None) -> None:
+        async with self.transaction() as db:
+            await db.execute(
+                "INSERT INTO guild_settings (guild_id, admin_role_id) VALUES (?, ?)"
+                " ON CONFLICT (guild_id) DO UPDATE SET admin_role_id = excluded.admin_role_id",
+                (guild_id, role_id),
+            )
+
+    # Leagues ---------------------------------------------------------------------------
+
+    @staticmethod
+    def _league(row: sqlite3.Row) -> League:
+        d = dict(row)
+        d["points"] = json.loads(d.pop("points_json"))
+        d.pop("closed_at", None)
+        return League.model_validate(d)
+
+    async def create_league(
+        self,
+        guild_id: int,
+        name: str,
+        game: str,
+        points_table: str,
+        points: list[int],
+        created_by: int | None,
+    ) -> League:
+        """A new league, or the next season of a league whose last season is closed.
+
+        A new season keeps the previous season's active members (and their colours).
+        """
+        name = " ".join(name.split())
+        if not 1 <= len(name) <= 50:
+            raise LeagueError("A league name has 1 to 50 characters.")
+        async with self.transaction() as db:
+            prev = await self._latest_league(guild_id, name)
+            if prev is not None and prev.is_open:
+                raise LeagueError(
+                    f"This server already has a league called **{prev.name}** "
+                    f"(season {prev.season} is open). Pick another name, or close that season "
+                    "first with `/league close-season`."
+                )
+            if prev is not None and prev.game != game:
+                raise LeagueError(
+                    f"**{prev.name}** is a league of another game; a new season keeps its game. "
+                    "Pick another name for a league of this game."
+                )
+            season = prev.season + 1 if prev else 1
+            cur = await db.execute(
+                "INSERT INTO leagues (guild_id, name, game, season, points_table, points_json,"
+                " status, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?)",
+                (
+                    guild_id,
+                    name,
+                    game,
+                    season,
+                    points_table,
+                    json.dumps(points),
+                    created_by,
+                    _now(),
+                ),
+            )
+            league_id = cur.lastrowid
+            if prev is not None:
+                await db.execute(
+                    "INSERT INTO league_members (league_id, user_id, display_name, colour,"
+                    " active, joined_at) SELECT ?, user_id, display_name, colour, 1, ?"
+                    " FROM league_members WHERE league_id = ? AND active = 1",
+                    (league_id, _now(), prev.id),
+                )
+        return await self.league_by_id(league_id)
+
+    async def _latest_league(self, guild_id: int, name: str) -> League | None:
+        row = await self._one(
+            "SELECT * FROM leagues WHERE guild_id = ? AND name = ? COLLATE NOCASE"
+            " ORDER BY season DESC LIMIT 1",
+            (guild_id, " ".join(name.split())),
+        )
+        return self._league(row) if row else None
+
+    async def league_by_id(self, league_id: int) -> League:
+        row = await self._one("SELECT * FROM leagues WHERE id = ?", (league_id,))
+        if row is None:
+            raise NotFound("That league no longer exists.")
+        return self._league(row)
+
+    async def get_league(self, guild_id: int, name: str, season: int | None = None) -> League:
+        """The league of that name here (its latest season unless one is given)."""
+        if season is None:
+            league = await self._latest_league(guild_id, name)
+        else:
+            row = await self._one(
+                "SELECT * FROM leagues WHERE guild_id = ? AND name = ? COLLATE NOCASE"
+                " AND season = ?",
+                (guild_id, " ".join(name.split()), season),
+            )
+            league = self._league(row) if row else None
+        if league is None:
+            which = f" season {season}" if season is not None else ""
+            raise NotFound(
+                f"There is no league called **{name}**{which} on this server. "
+                "`/league list` shows the leagues here."
+            )
+        return league
+
+    async def list_leagues(self, guild_id: int, *, latest_only: bool = True) -> list[League]:
+        rows = await self._all(
+            "SELECT * FROM leagues WHERE guild_id = ? ORDER BY name COLLATE NOCASE, season DESC",
+            (guild_id,),
+        )
+        leagues = [self._league(r) for r in rows]
+        if latest_only:
+            seen: set[str] = set()
+            out = []
+            for lg in leagues:
+                if lg.name.casefold() not in seen:
+                    seen.add(lg.name.casefold())
+                    out.append(lg)
+            return out
+        return leagues
+
+    @staticmethod
+    def _require_open(league: League) -> None:
+        if not league.is_open:
+            raise LeagueError(
+                f"Season {league.season} of **{league.name}** is closed. An admin can start "
+                f"the next season with `/league create name:{league.name}`."
+            )
+
+    async def set_points_table(self, league: League, table: str, points: list[int]) -> League:
+        self._require_open(league)
+        async with self.transaction() as db:
+            await db.execute(
+                "UPDATE leagues SET points_table = ?, points_json = ? WHERE id = ?",
+                (table, json.dumps(points), league.id),
+            )
+        return await self.league_by_id(league.id)
+
+    async def close_season(self, league: League) -> League:
+        self._require_open(league)
+        async with self.transaction() as db:
+            await db.execute(
+                "UPDATE leagues SET status = 'closed', closed_at = ? WHERE id = ?",
+                (_now(), league.id),
+            )
+        return await self.league_by_id(league.id)
+
+    # Members ---------------------------------------------------------------------------
+
+    @staticmethod
+    def _member(row: sqlite3.Row) -> Member:
+        d = dict(row)
+        d.pop("joined_at", None)
+        d["active"] = bool(d["active"])
+        return Member.model_validate(d)
+
+    async def members(self, league_id: int, *, active_only: bool = False) -> list[Member]:
+        sql = "SELECT * FROM league_members WHERE league_id = ?"
+        if active_only:
+            sql += " AND active = 1"
+        rows = await self._all(sql + " ORDER BY id", (league_id,))
+        return [self._member(r) for r in rows]
+
+    async def member_by_user(self, league_id: int, user_id: int) -> Member | None:
+        row = await self._one(
+            "SELECT * FROM league_members WHERE league_id = ? AND user_id = ?",
+            (league_id, user_id),
+        )
+        return self._member(row) if row else None
+
+    async def join_league(
+        self, league: League, user_id: int, display_name: str, colour: str | None
+    ) -> Member:
+        self._require_open(league)
+        async with self.transaction() as db:
+            existing = await self.member_by_user(league.id, user_id)
+            if existing is not None and existing.active:
+                raise LeagueError(f"You are already a member of **{league.label}**.")
+            if colour is not None:
+                taken = await self._one(
+                    "SELECT display_name FROM league_members WHERE league_id = ? AND active = 1"
+                    " AND colour = ? AND user_id != ?",
+                    (league.id, colour, user_id),
+                )
+                if taken is not None:
+                    raise LeagueError(
+                        f"{taken['display_name']} already drives the {colour} car in this "
+                        "league. Pick another colour."
+                    )
+            if existing is not None:
+                await db.execute(
+                    "UPDATE league_members SET active = 1, display_name = ?, colour = ?"
+                    " WHERE id = ?",
+                    (display_name, colour, existing.id),
+                )
+            else:
+                await db.execute(
+                    "INSERT INTO league_members (league_id, user_id, display_name, colour,"
+                    " active, joined_at) VALUES (?, ?, ?, ?, 1, ?)",
+                    (league.id, user_id, display_name, colour, _now()),
+                )
+        member = await self.member_by_user(league.id, user_id)
+        assert member is not None
+        return member
+
+    async def leave_league(self, league: League, user_id: int) -> Member:
+        """Mark a member inactive. Their results stay in the standings."""
+        self._require_open(league)
+        async with self.transaction() as db:
+            member = await self.member_by_user(league.id, user_id)
+            if member is None or not member.active:
+                raise LeagueError(f"That driver is not a member of **{league.label}**.")
+            await db.execute("UPDATE league_members SET active = 0 WHERE id = ?", (member.id,))
+        return member.model_copy(update={"active": False})
+
+    # Calendar --------------------------------------------------------------------------
+
+    @staticmethod
+    def _round(row: sqlite3.Row) -> Round:
+        return Round.model_validate(dict(row))
+
+    async def rounds(self, league_id: int) -> list[Round]:
+        rows = await self._all(
+            "SELECT * FROM league_rounds WHERE league_id = ? ORDER BY number", (league_id,)
+        )
+        return [self._round(r) for r in rows]
+
+    async def get_round(self, league: League, number: int) -> Round:
+        row = await self._one(
+            "SELECT * FROM league_rounds WHERE league_id = ? AND number = ?", (league.id, number)
+        )
+        if row is None:
+            raise NotFound(
+                f"**{league.label}** has no round {number}. `/league calendar` lists its rounds."
+            )
+        return self._round(row)
+
+    async def set_round(
+        self, league: League, number: int, name: str, scheduled: str | None
+    ) -> Round:
+        """Add a round to the calendar, or rename/reschedule an existing one."""
+        self._require_open(league)
+        name = " ".join(name.split())
+        if not 1 <= len(name) <= 60:
+            raise LeagueError("A round name has 1 to 60 characters.")
+        async with self.transaction() as db:
+            await db.execute(
+                "INSERT INTO league_rounds (league_id, number, name, scheduled) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (league_id, number) DO UPDATE SET name = excluded.name,"
+                " scheduled = excluded.scheduled",
+                (league.id, number, name, scheduled),
+            )
+        return await self.get_round(league, number)
+
+    async def remove_round(self, league: League, number: int) -> Round:
+        self._require_open(league)
+        rnd = await self.get_round(league, number)
+        async with self.transaction() as db:
+            has = await self._one(
+                "SELECT 1 FROM round_results WHERE round_id = ? LIMIT 1", (rnd.id,)
+            )
+            if has is not None:
+                raise LeagueError(
+                    f"Round {number} already has results; correct them instead of removing it."
+                )
+            await db.execute("DELETE FROM league_rounds WHERE id = ?", (rnd.id,))
+        return rnd
+
+    # Results ---------------------------------------------------------------------------
+
+    async def results(self, league_id: int) -> list[ResultRecord]:
+        rows = await self._all(
+            "SELECT r.round_id, lr.number AS round_number, r.member_id, r.place, r.status,"
+            " r.source, r.game_id FROM round_results r"
+            " JOIN league_rounds lr ON lr.id = r.round_id"
+            " WHERE lr.league_id = ? ORDER BY lr.number, r.place IS NULL, r.place",
+            (league_id,),
+        )
+        return [ResultRecord.model_validate(dict(r)) for r in rows]
+
+    async def record_round(
+        self,
+        league: League,
+        rnd: Round,
+        placings: list[tuple[int, int | None, str]],
+        *,
+        source: str = "manual",
+        game_id: int | None = None,
+    ) -> list[ResultRecord]:
+        """Record a round's result: (member id, place, status) per driver.
+
+        Refused when the round already has results (use `correct_result`).
+        """
+        self._require_open(league)
+        self._check_placings(league, placings)
+        async with self.transaction() as db:
+            if await self._round_has_results(rnd.id):
+                raise LeagueError(
+                    f"Round {rnd.number} already has a result. An admin can change a place "
+                    "with `/league correct`."
+                )
+            await self._insert_results(db, rnd, placings, source, game_id)
+        return [r for r in await self.results(league.id) if r.round_id == rnd.id]
+
+    async def _round_has_results(self, round_id: int) -> bool:
+        row = await self._one("SELECT 1 FROM round_results WHERE round_id = ? LIMIT 1", (round_id,))
+        return row is not None
+
+    async def _insert_results(
+        self,
+        db: aiosqlite.Connection,
+        rnd: Round,
+        placings: list[tuple[int, int | None, str]],
+        source: str,
+        game_id: int | None,
+    ) -> None:
+        now = _now()
+        await db.executemany(
+            "INSERT INTO round_results (round_id, member_id, place, status, source, game_id,"
+            " recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(rnd.id, m, p, s, source, game_id, now) for m, p, s in placings],
+        )
+        await db.execute("UPDATE league_rounds SET status = 'done' WHERE id = ?", (rnd.id,))
+
+    @staticmethod
+    def _check_placings(league: League, placings: list[tuple[int, int | None, str]]) -> None:
+        members = [m for m, _, _ in placings]
+        if not placings:
+            raise LeagueError("A result needs at least one driver.")
+        if len(set(members)) != len(members):
+            raise LeagueError("Each driver can appear only once in a round's result.")
+        places = [p for _, p, _ in placings if p is not None]
+        if len(set(places)) != len(places):
+            raise LeagueError("Two drivers cannot share a place; give each a different place.")
+
+    async def correct_result(
+        self, league: League, rnd: Round, member: Member, place: int | None, status: str
+    ) -> ResultRecord:
+        """Set one driver's place in a round (adding the driver if they had no result)."""
+        self._require_open(league)
+        async with self.transaction() as db:
+            clash = await self._one(
+                "SELECT m.display_name FROM round_results r JOIN league_members m"
+                " ON m.id = r.member_id WHERE r.round_id = ? AND r.place = ? AND r.member_id != ?",
+                (rnd.id, place, member.id),
+            )
+            if place is not None and clash is not None:
+                raise LeagueError(
+                    f"{clash['display_name']} already has place {place} in round {rnd.number}; "
+                    "correct their place first."
+                )
+            await db.execute(
+                "INSERT INTO round_results (round_id, member_id, place, status, source,"
+                " recorded_at) VALUES (?, ?, ?, ?, 'correction', ?)"
+                " ON CONFLICT (round_id, member_id) DO UPDATE SET place = excluded.place,"
+                " status = excluded.status, source = 'correction',"
+                " recorded_at = excluded.recorded_at",
+                (rnd.id, member.id, place, status, _now()),
+            )
+            await db.execute("UPDATE league_rounds SET status = 'done' WHERE id = ?", (rnd.id,))
+        return next(
+            r
+            for r in await self.results(league.id)
+            if r.round_id == rnd.id and r.member_id == member.id
+        )
+
+    async def record_game_results(
+        self, game_id: int, placings: list[tuple[int, int | None, str]]
+    ) -> bool:
+        """Record a finished league game's result for its round, exactly once.
+
+        `placings` are (user id, place, status) of the seats people drive, in finishing
+        order. Returns False when the game's result was already recorded (a finish
+        processed twice changes nothing).
+        """
+        async with self.transaction() as db:
+            return await self._record_game_results(db, game_id, placings)
+
+    async def _record_game_results(
+        self, db: aiosqlite.Connection, game_id: int, placings: list[tuple[int, int | None, str]]
+    ) -> bool:
+        game = await self._one(
+            "SELECT league_id, round_id, results_recorded FROM games WHERE id = ?", (game_id,)
+        )
+        if game is None:
+            raise NotFound(f"There is no game #{game_id}.")
+        if game["results_recorded"] or game["league_id"] is None or game["round_id"] is None:
+            return False
+        league = await self.league_by_id(game["league_id"])
+        rnd = self._round(
+            await self._one("SELECT * FROM league_rounds WHERE id = ?", (game["round_id"],))
+        )
+        member_of = {m.user_id: m.id for m in await self.members(league.id)}
+        rows = [(member_of[u], p, s) for u, p, s in placings if u in member_of]
+        if not league.robots_take_places:
+            rows = places_among_members(rows)
+        if rows and league.is_open and not await self._round_has_results(rnd.id):
+            await self._insert_results(db, rnd, rows, "game", game_id)
+        await db.execute("UPDATE games SET results_recorded = 1 WHERE id = ?", (game_id,))
+        return True
+
+    async def set_robots_take_places(self, league: League, on: bool) -> League:
+        self._require_open(league)
+        async with self.transaction() as db:
+            await db.execute(
+                "UPDATE leagues SET robots_take_places = ? WHERE id = ?", (int(on), league.id)
+            )
+        return await self.league_by_id(league.id)
