@@ -12,10 +12,15 @@ import discord
 from discord import app_commands
 
 from rules.errors import PaddockError
+from store.errors import StoreUnavailable
 
 log = logging.getLogger("paddock.errors")
 
 UNEXPECTED = "Something went wrong on our side and it has been logged. Please try again shortly."
+STORE_DOWN = (
+    "I can't write to my database right now, so nothing was changed. Please try again in a "
+    "few minutes; if it keeps happening, tell the server's admins."
+)
 
 
 class NotAdmin(app_commands.CheckFailure):
@@ -57,7 +62,11 @@ async def send_ephemeral(interaction: discord.Interaction, text: str) -> None:
 
 async def report_error(interaction: discord.Interaction, error: BaseException) -> None:
     message = user_message(error)
-    if message is None:
+    original = getattr(error, "original", error)
+    if isinstance(original, StoreUnavailable):  # the operator's problem, not the player's
+        log.error("store unavailable: %s", original)
+        message = STORE_DOWN
+    elif message is None:
         where = interaction.command.qualified_name if interaction.command else "component"
         log.error("unhandled error in %s", where, exc_info=error)
         message = UNEXPECTED

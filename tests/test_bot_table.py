@@ -534,3 +534,41 @@ async def test_one_board_per_completed_move_and_superseded_prompts_lose_buttons(
         results = [f for f in files if f.filename.endswith("result.png")]
         assert len(results) == 1 and results[0].is_png
         assert re.search(r"Classification", list(d.backend.messages.values())[-1]["content"])
+
+
+async def test_a_database_fault_mid_click_tells_the_player_and_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    """The disk fills (or the file locks) as a move is stored: the player is told in one
+    line that nothing changed, the race is as it was, and the same click works afterwards."""
+    from bot.errors import STORE_DOWN
+    from store.errors import StoreUnavailable
+
+    async with InProcessDriver(make_bot(tmp_path / "down.db"), world()) as d:
+        gid = await start_race(d, laps=1, robots=0)
+        store = d.bot.store
+        before = await store.load_game(gid)
+        real = store.append_actions
+
+        async def full(*args: Any, **kwargs: Any) -> int:
+            raise StoreUnavailable(store.path, "the disk is full")
+
+        store.append_actions = full
+        game, state, seq = await state_of(d, gid)
+        seat = game.to_act(state)[0]
+        user = await seat_user(d, gid, seat)
+        prompt = latest_with(d, f"pd:f1:{gid}:act:{seq}.")
+        assert prompt is not None
+        custom_id = buttons(prompt)[0]["custom_id"]
+        d.raise_errors = False  # the operator's ERROR log line is expected here
+        refused = await d.click(custom_id, user=user, message_id=int(prompt["id"]))
+        d.raise_errors = True
+        assert refused.ephemeral and refused.content == STORE_DOWN
+        (logged,) = refused.errors  # one line for the operator, naming the file
+        assert "down.db: the disk is full" in logged.getMessage()
+        after = await store.load_game(gid)
+        assert (after.seq, after.state_json) == (before.seq, before.state_json)
+
+        store.append_actions = real
+        await d.click(custom_id, user=user, message_id=int(prompt["id"]))
+        assert (await store.load_game(gid)).seq > before.seq

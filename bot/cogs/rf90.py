@@ -323,8 +323,13 @@ class RF90Presenter(Presenter):
             what = "pick your qualifying card and fuel (nothing is shown until all have picked)"
         elif state.phase == "start":
             what = "choose your starting tyres and strategy"
+        elif state.duel is not None and state.duel.stage == "cards":
+            what = (
+                f"put your cards down for the duel in section {state.duel.section} "
+                "(nothing is shown until all have)"
+            )
         elif state.duel is not None:
-            what = f"a duel in section {state.duel.section}"  # numbered as on the track
+            what = f"a duel in section {state.duel.section}: challenge, join or stay out"
         else:
             car = state.cars[state.pending.car] if state.pending else None
             what = f"your turn in section {car.section}" if car else "your decision"
