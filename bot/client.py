@@ -14,6 +14,7 @@ from discord.ext import commands
 
 from bot.components import Handler, PaddockButton
 from bot.errors import report_error
+from bot.memory import tune_malloc
 from bot.settings import Settings
 from bot.table import Table
 from bot.timers import TimerManager
@@ -55,6 +56,7 @@ class PaddockBot(commands.Bot):
     def __init__(
         self, settings: Settings, store: SqliteStore | None = None, **options: Any
     ) -> None:
+        tune_malloc()  # before the first images: their buffers go back when freed
         intents = discord.Intents.default()
         intents.message_content = settings.message_content
         # Nobody is pinged unless a message names them (AllowedMentions(users=[...])): a

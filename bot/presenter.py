@@ -30,6 +30,7 @@ class Loaded:
     game: Game[Any]
     state: GameState
     seats: dict[int, Seat]
+    shown: GameState | None = None  # the state the thread's last board showed, if known
 
     @property
     def id(self) -> int:

@@ -11,6 +11,7 @@ brings a `Presenter` (bot/presenter.py) and a short cog of commands.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import io
 import logging
 from collections import defaultdict
@@ -67,6 +68,7 @@ class Table(LifeCycle):
         self._deadlines: dict[int, float | None] = {}  # game id -> its turn timeout
         self._frames: dict[int, list[Frame]] = {}  # pictures due at the next publish
         self._acted: dict[int, set[int]] = {}  # seats that acted in the activation under way
+        self._shown: dict[int, GameState] = {}  # the state of each race's last board
         self.fault: Callable[[str, int], None] = lambda point, seq: None  # tests stop the bot here
 
     @property
@@ -425,9 +427,35 @@ class Table(LifeCycle):
         return None
 
     async def recovered_events(self, loaded: Loaded) -> list[Event]:
-        """The events of the actions that never reached the thread, by replaying the log."""
+        """The events of the actions that never reached the thread, by replaying the log;
+        their pictures (frames) are due at the next publish, as if just played."""
         done = loaded.record.published_seq or 0
-        return [e for seq, _, new in await self.history(loaded) if seq > done for e in new]
+        presenter, game, record = self.presenter(loaded.record), loaded.game, loaded.record
+        actions = await self.store.actions(loaded.id)
+
+        def replay() -> tuple[list[Event], list[Frame]]:
+            state = game.new_game(record.seed, record.config)
+            events: list[Event] = []
+            frames: list[Frame] = []
+            start, acted = 0, set()
+            for logged in actions:
+                action = game.parse_action(logged.action_json)
+                if logged.seq <= done:
+                    state, _ = game.apply(state, action)
+                    continue
+                before = len(events)
+                state, new, shown = presenter.apply(game, state, action)
+                events += new
+                acted.add(getattr(action, "seat", -1))
+                for label, at, upto in shown:
+                    frames.append(Frame(label, at, events[start : before + upto], acted))
+                    start, acted = before + upto, set()
+            return events, frames
+
+        events, frames = await asyncio.to_thread(replay)
+        if frames:
+            self._frames[loaded.id] = frames + self._frames.get(loaded.id, [])
+        return events
 
     async def history(self, loaded: Loaded) -> list[tuple[int, str, list[Event]]]:
         """(seq, actor, events) of every action, by replaying the log from the seed (in a
@@ -488,6 +516,17 @@ class Table(LifeCycle):
             due = [t.due_at for t in timers if t.event.endswith("_timeout")]
             self._deadlines[game_id] = due[0] if due else None
         return timers
+
+    def forget(self, game_id: int) -> None:
+        """A game is over: what this process kept in memory for it goes (memory stays flat
+        with the number of finished games)."""
+        for kept in (self._move_lines, self._deadlines, self._frames, self._acted, self._shown):
+            kept.pop(game_id, None)
+
+    def _seen(self, loaded: Loaded) -> Loaded:
+        """`loaded` knowing what the thread's last board showed (a board draws each car's
+        move since then; not known after a restart)."""
+        return dataclasses.replace(loaded, shown=self._shown.get(loaded.id))
 
     async def post_frames(
         self,
@@ -589,11 +628,11 @@ class Table(LifeCycle):
         if loaded.game.is_terminal(loaded.state):
             if not pictured:
                 await self.strip_prompt(channel, record.prompt_message_id)
-                boards = _images(presenter.board(loaded, None))
+                boards = _images(presenter.board(self._seen(loaded), None))
                 await channel.send(text, files=await draw(boards), allowed_mentions=MENTION_NONE)
             elif lines:  # the last frame showed the finish; what followed it, in words
                 await channel.send(text, allowed_mentions=MENTION_NONE)
-            self._acted.pop(record.id, None)
+            self.forget(record.id)
             await self.post_finish(loaded, channel)
             await self.store.update_game(
                 record.id, published_seq=record.seq, prompt_message_id=None
@@ -623,8 +662,10 @@ class Table(LifeCycle):
         boards = (
             []
             if pictured
-            else _images(presenter.board(loaded, presenter.acting_seat(loaded.state)))
+            else _images(presenter.board(self._seen(loaded), presenter.acting_seat(loaded.state)))
         )
+        if boards:
+            self._shown[record.id] = loaded.state
         # The board and the prompt's images are drawn at once (Pillow lets go of the GIL).
         board_files, prompt_files = await asyncio.gather(draw(boards), draw(prompt.images))
         if board_files or lines or not pictured:  # after frames, only words still untold

@@ -417,6 +417,7 @@ class LifeCycle:
         had already ended."""
         if not await self.store.end_game(record.id, from_status=(record.status,)):
             return False
+        self.forget(record.id)
         live = record.status_message_id if record.status == "lobby" else record.prompt_message_id
         channel = await self.channel_of(record)
         await self.strip_prompt(channel, live)

@@ -4,6 +4,7 @@ cockpit button, then the cockpit's questions down to what the seat policy would 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from bot.choices import PAGE, encode, path_to
@@ -39,12 +40,17 @@ def prompt_of(d: InProcessDriver, gid: int) -> dict[str, Any]:
 
 
 async def decide(
-    d: InProcessDriver, gid: int, seat: int, timings: dict[str, list[float]] | None = None
+    d: InProcessDriver,
+    gid: int,
+    seat: int,
+    timings: dict[str, list[float]] | None = None,
+    choose: Callable[[list[Any], Any], Any] | None = None,
 ) -> list[Any]:
     """The seat's driver opens the cockpit and answers its questions; the calls made.
     `timings` (the bench) gets the seconds the bot took to answer the cockpit button
     ("cockpit") and the decision's last click ("press": to the state stored and the
-    activations' pictures posted)."""
+    activations' pictures posted). `choose(options, state)` picks the action to click
+    (default: what the seat policy would do)."""
     now = await loaded(d, gid)
     user = USERS[now.seats[seat].user_id]
     started = time.perf_counter()
@@ -56,7 +62,11 @@ async def decide(
     assert opened.ephemeral, opened.content
     calls = list(opened)
     options = now.game.legal_actions(now.state, seat)
-    wanted = now.game.robot_action(now.state, seat)
+    if choose is not None:
+        wanted = choose(options, now.state)
+        assert wanted in options, "choose must pick one of the legal actions"
+    else:
+        wanted = now.game.robot_action(now.state, seat)
     # What the seat policy would do, when the cockpit offers it (the cockpit offers only the
     # engine's legal actions; otherwise the first of them).
     target = options.index(wanted) if wanted in options else 0
@@ -83,3 +93,16 @@ async def decide(
     after = await loaded(d, gid)
     assert after.record.seq > now.record.seq, "the decision was not applied"
     return calls
+
+
+def with_seed(payload: dict[str, Any], seed: int) -> dict[str, Any]:
+    """A `/rf90 new` payload whose interaction id gives the race this seed (the command takes
+    the low 48 bits of the id; the high bits, the snowflake's time, are kept)."""
+    assert 0 <= seed < 2**48
+    payload["id"] = str(int(payload["id"]) >> 48 << 48 | seed)
+    return payload
+
+
+def seed_of(payload: dict[str, Any]) -> int:
+    """The race's seed, as `/rf90 new` derives it from the interaction id."""
+    return int.from_bytes(int(payload["id"]).to_bytes(8, "big")[-6:], "big")

@@ -8,6 +8,7 @@ import asyncio
 import json
 import re
 import signal
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -572,3 +573,12 @@ async def test_a_database_fault_mid_click_tells_the_player_and_changes_nothing(
         store.append_actions = real
         await d.click(custom_id, user=user, message_id=int(prompt["id"]))
         assert (await store.load_game(gid)).seq > before.seq
+
+
+def test_the_bot_process_returns_freed_image_buffers() -> None:
+    """On glibc the mmap threshold is fixed (see bot/memory.py); elsewhere nothing is done."""
+    import platform
+
+    from bot.memory import tune_malloc
+
+    assert tune_malloc() is (sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc")

@@ -1,34 +1,56 @@
-"""Waddington's Formula 1 images: valid PNGs, budgets, determinism and that things are drawn
-where the layout helpers say they are."""
+"""Waddington's Formula 1 images: valid PNGs, budgets, determinism, things drawn where the
+layout helpers say they are, and every text readable on a phone that shows the image 400 px
+wide (12 px or more there)."""
 
 from __future__ import annotations
 
 import io
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageChops
 
-from renderer.common import PALETTE
+from renderer import (
+    common,
+    waddington_board,
+    waddington_closeup,
+    waddington_layout,
+    waddington_tables,
+)
+from renderer.common import ELLIPSIS, PALETTE, PAPER
 from renderer.waddington import (
-    BOARD_HEIGHT,
     BOARD_WIDTH,
+    CAR_SIZE,
+    CLASS_WIDTH,
     CLOSEUP_HEIGHT,
     CLOSEUP_WIDTH,
     HIGHLIGHT,
     LETTER_BG,
+    PHONE_MIN_PX,
+    PHONE_WIDTH,
     WARN_RED,
+    board_height,
+    board_labels,
     board_xy,
     car_board_xy,
     car_status,
+    classification_lines,
     classification_marker_xy,
     classification_order,
     closeup_layout,
+    dash_rows,
+    letter_size,
+    moves_between,
+    race_order,
     render_board,
     render_classification,
     render_closeup,
     warning,
 )
-from rules.waddington import GAME
+from renderer.waddington_layout import band_text, box_distance, ring_radius
+from rules.waddington import GAME, Retire
+from rules.waddington.catalog import catalog
 from rules.waddington.scenario import build
 from rules.waddington.state import WaddingtonState
 
@@ -58,7 +80,7 @@ def close(a: tuple[int, ...], b: tuple[int, ...], tol: int = 24) -> bool:
 
 def fill_point(xy: tuple[int, int]) -> tuple[int, int]:
     """A point inside a board marker's coloured disc but clear of its number."""
-    return (xy[0] - 11, xy[1])
+    return (xy[0] - 10, xy[1])
 
 
 def six_cars(**changes: dict) -> WaddingtonState:
@@ -68,14 +90,162 @@ def six_cars(**changes: dict) -> WaddingtonState:
     return build(cars, to_move=0, phase="move")
 
 
+def robot_race(seed: int, players: int, laps: int, retire_after: int | None = None):
+    """A robot race played to the end (one car retiring after `retire_after` actions)."""
+    state = GAME.new_game(seed, GAME.simulation_config(players, laps))
+    for n in range(20000):
+        if GAME.is_terminal(state):
+            return state
+        seat = GAME.to_act(state)[0]
+        action = Retire(seat=seat) if n == retire_after else GAME.robot_action(state, seat)
+        state, _ = GAME.apply(state, action)
+    raise AssertionError("the race never ended")
+
+
+@pytest.fixture(scope="module")
+def finished_race() -> WaddingtonState:
+    return robot_race(7, 5, 1, retire_after=60)
+
+
+# --- reading on a phone --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Drawn:
+    text: str
+    size: int
+
+
+@pytest.fixture
+def texts(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[Callable[[], bytes]], list]]:
+    """Records every text an image draws (through `draw_text`, which every renderer and
+    the shared table and marker helpers use), static layers included: their caches are
+    emptied first so that they are drawn again."""
+    drawn: list[Drawn] = []
+    real = common.draw_text
+
+    def spy(draw, xy, text, size, *args, **kwargs) -> str:  # noqa: ANN001
+        shown = real(draw, xy, text, size, *args, **kwargs)
+        if shown:
+            drawn.append(Drawn(shown, size))
+        return shown
+
+    for module in (
+        common,
+        waddington_layout,
+        waddington_board,
+        waddington_closeup,
+        waddington_tables,
+    ):
+        monkeypatch.setattr(module, "draw_text", spy)
+
+    def record(render: Callable[[], bytes]) -> list[Drawn]:
+        waddington_board._circuit_layer.cache_clear()
+        waddington_board._board_static.cache_clear()
+        waddington_closeup._closeup_layer.cache_clear()
+        drawn.clear()
+        render()
+        return list(drawn)
+
+    yield record
+    waddington_board._circuit_layer.cache_clear()  # drawn through the spy: same pixels
+    waddington_board._board_static.cache_clear()
+    waddington_closeup._closeup_layer.cache_clear()
+
+
+def assert_phone_legible(drawn: list[Drawn], width: int) -> None:
+    assert drawn
+    for t in drawn:
+        assert t.size * PHONE_WIDTH / width >= PHONE_MIN_PX, t
+        assert not t.text.endswith(ELLIPSIS), t  # nothing cut short either
+
+
+def test_board_texts_read_on_a_phone(texts) -> None:
+    state = six_cars()
+    drawn = texts(
+        lambda: render_board(
+            state, highlight_seat=0, previous=six_cars(s5={"row": 36}), title="Spring Cup"
+        )
+    )
+    assert_phone_legible(drawn, BOARD_WIDTH)
+    words = {t.text for t in drawn}
+    # the car numbers on the circuit, in the header and in the table, and every band's
+    # speeds and corner's name
+    for car in state.cars:
+        assert sum(t.text == str(car.number) for t in drawn) >= 3, car.number
+    for band in catalog().circuit.bands:
+        assert band_text(band.safety) in words
+    assert {c.name for c in catalog().circuit.corners} <= words
+
+
+def test_final_board_and_classification_texts_read_on_a_phone(texts, finished_race) -> None:
+    assert_phone_legible(texts(lambda: render_board(finished_race)), BOARD_WIDTH)
+    names = {0: "Alice", 1: "Bob"}
+    drawn = texts(lambda: render_classification(finished_race, names, title="Spring Cup"))
+    assert_phone_legible(drawn, CLASS_WIDTH)
+    words = [t.text for t in drawn]
+    turns = finished_race.round
+    assert "Spring Cup" in words and "Alice (robot)" in words  # seat 0 is a robot
+    assert f"Paddock Park circuit  ·  1 lap  ·  {turns} game turns" in words
+    assert not any("running" in w or "Round" in w or "rounds" in w for w in words)
+
+
+def one_car(row: int, lane: int, speed: int) -> WaddingtonState:
+    return build([{"colour": "Red", "row": row, "lane": lane, "speed": speed}], phase="move")
+
+
+@pytest.mark.parametrize(
+    ("state", "scale"),
+    [
+        pytest.param(lambda: six_cars(), 64, id="six cars"),
+        pytest.param(lambda: one_car(56, 2, 160), 54, id="two bands over"),
+        # long moves round corners: the close-up zooms out to fit every letter in
+        pytest.param(lambda: one_car(7, 0, 160), 54, id="zoom 54"),
+        pytest.param(lambda: one_car(9, 1, 160), 46, id="zoom 46"),
+        pytest.param(lambda: one_car(12, 2, 160), 40, id="zoom 40"),
+    ],
+)
+def test_closeup_texts_read_on_a_phone(texts, state, scale: int) -> None:
+    s = state()
+    dests = GAME.destinations(s, 0)
+    assert closeup_layout(s, 0, dests).scale == scale
+    drawn = texts(lambda: render_closeup(s, 0, dests))
+    assert_phone_legible(drawn, CLOSEUP_WIDTH)
+    letters = [t for t in drawn if len(t.text) == 1 and t.text.isalpha()]
+    assert len(letters) == len(dests)
+
+
+def test_the_phone_rule_is_what_the_tests_check() -> None:
+    assert (PHONE_WIDTH, PHONE_MIN_PX) == (400, 12)
+    assert waddington_layout.min_px(800) == 24
+    assert waddington_layout.min_px(1400) == 42
+
+
 # --- board ---------------------------------------------------------------------------------
 
 
-def test_board_is_a_png_of_the_fixed_size_within_budget() -> None:
-    data = render_board(six_cars(), highlight_seat=0)
+def test_board_is_a_png_as_tall_as_its_cars_within_budget() -> None:
+    data = render_board(six_cars(), highlight_seat=0, previous=six_cars(s0={"row": 4}))
     image = open_png(data)
-    assert image.size == (BOARD_WIDTH, BOARD_HEIGHT)
+    assert image.size == (BOARD_WIDTH, board_height(6))
     assert len(data) < BUDGET
+    two = open_png(
+        render_board(
+            build([{"colour": "Red", "row": 3, "lane": 0}, {"colour": "Blue", "row": 5, "lane": 2}])
+        )
+    )
+    assert two.size == (BOARD_WIDTH, board_height(2)) and board_height(2) < board_height(6)
+
+
+@pytest.mark.parametrize("n", [1, 2, 6])
+def test_board_has_no_empty_band_at_the_bottom(n: int) -> None:
+    cars = [{"colour": c["colour"], "row": 2 * i, "lane": 0} for i, c in enumerate(SIX[:n])]
+    image = open_png(render_board(build(cars)))
+    width, height = image.size
+    rows = [
+        y for y in range(height) if any(image.getpixel((x, y)) != PAPER for x in range(0, width, 2))
+    ]
+    assert height - 1 - max(rows) <= waddington_board.BOTTOM + 12
 
 
 def test_board_is_deterministic() -> None:
@@ -118,14 +288,89 @@ def test_retired_cars_are_left_off_the_circuit() -> None:
     assert not close(image.getpixel(fill_point(board_xy(40, 1))), PALETTE["blue"].fill)
 
 
-def test_the_highlighted_car_is_ringed() -> None:
+def test_the_car_to_move_is_ringed_on_the_circuit_and_in_the_table() -> None:
     state = six_cars()
     x, y = board_xy(40, 1)
-    ring = (x + 24, y)  # between the marker's edge and the ring's outside
+    ring = (x + round((CAR_SIZE / 2 + ring_radius(CAR_SIZE)) / 2), y)  # between marker and ring
     plain = open_png(render_board(state))
     ringed = open_png(render_board(state, highlight_seat=5))
     assert close(ringed.getpixel(ring), HIGHLIGHT)
     assert not close(plain.getpixel(ring), HIGHLIGHT)
+    # the table's marker of the same car: its row is the car's place in the race
+    row = [c.seat for c in race_order(state)].index(5)
+    dash = waddington_tables.dashboard(BOARD_WIDTH)
+    style, cols = dash.style, dash.columns
+    top = waddington_board._table_top() + style.header_height + row * style.row_height
+    cx = waddington_tables.TABLE_MARGIN + cols[0].width + cols[1].width // 2
+    at = (
+        round(cx + (dash.marker_size / 2 + ring_radius(dash.marker_size)) / 2),
+        top + style.row_height // 2,
+    )
+    assert close(ringed.getpixel(at), HIGHLIGHT)
+    assert not close(plain.getpixel(at), HIGHLIGHT)
+
+
+def test_no_car_can_hide_a_band_label() -> None:
+    """The bands' speeds and the corners' names sit in the infield, clear of every square,
+    pit and verge point a car can stand on, ring included."""
+    c = catalog().circuit
+    labels = board_labels(c.name)
+    assert sorted(lb.text for lb in labels if lb.kind == "band") == sorted(
+        band_text(b.safety) for b in c.bands
+    )
+    reach = ring_radius(CAR_SIZE) + 2  # the yellow ring and its outline
+    spots = [(row, lane) for row in range(len(c.rows)) for lane in (0, 1, 2, 3)]
+    spots += [(p.row, -1) for p in c.pits]  # lane 3: the verge, where a car spins off
+    for label in labels:
+        for row, lane in spots:
+            assert box_distance(board_xy(row, lane), label.box) > reach, (label.text, row, lane)
+
+
+def test_cars_on_every_band_square_leave_the_labels_as_they_were() -> None:
+    empty = open_png(render_board(build([{"colour": "Red", "row": 2, "lane": 0}])))
+    bands = catalog().circuit.bands
+    cars = [
+        {"colour": colour, "row": b.row, "lane": lane}
+        for b, colour in zip(
+            bands, ["Yellow", "Orange", "Green", "Red", "Black", "Blue"], strict=True
+        )
+        for lane in (1,)
+    ]
+    cars += [
+        {"colour": "White", "row": bands[0].row, "lane": 0},
+        {"colour": "Purple", "row": bands[0].row, "lane": 2},
+    ]
+    full = open_png(render_board(build(cars, more_than_six=True)))
+    for label in board_labels("paddock-park"):
+        # the same picture there, but for the palette each PNG picks (a few levels on the
+        # anti-aliased edges; a marker over a chip would change it by a hundred and more)
+        diff = ImageChops.difference(empty.crop(label.box), full.crop(label.box))
+        assert max(hi for _, hi in diff.getextrema()) <= 32, label.text
+    assert ImageChops.difference(empty, full).getbbox() is not None  # the cars are there
+
+
+def test_the_table_lists_the_cars_in_race_order_with_their_position() -> None:
+    state = six_cars()
+    rows = dash_rows(state)
+    order = race_order(state)
+    assert [r[0] for r in rows] == [str(i) for i in range(1, 7)]
+    assert [r[2] for r in rows] == [c.colour for c in order]
+    assert [c.seat for c in order] == [p.seat for p in GAME.classification(state)]
+    # Black is on its second lap: the furthest round the circuit
+    assert order[0].colour == "Black"
+    dists = [c.dist for c in order]
+    assert dists == sorted(dists, reverse=True)
+
+
+def test_the_header_names_the_game_turn_the_race_and_the_circuit(texts) -> None:
+    state = build([{"colour": "Red", "row": 2, "lane": 0}], round=7, laps=1)
+    words = [t.text for t in texts(lambda: render_board(state, title="Spring Cup round 2: Monza"))]
+    assert "Game turn 7" in words
+    assert not any("Round" in w for w in words)
+    assert "Spring Cup round 2: Monza" in words
+    assert "Paddock Park circuit  ·  1 lap" in words
+    words = [t.text for t in texts(lambda: render_board(state))]
+    assert "Waddington's Formula 1" in words
 
 
 def test_car_status() -> None:
@@ -138,6 +383,56 @@ def test_car_status() -> None:
         "finished",
         "running",
     ]
+
+
+def test_after_the_finish_no_car_is_running(finished_race) -> None:
+    statuses = {car_status(finished_race, c) for c in finished_race.cars}
+    assert statuses <= {"finished", "on lap", "retired"}
+    assert "finished" in statuses and "retired" in statuses
+    assert not any(r[-1].text.startswith("running") for r in dash_rows(finished_race))
+
+
+# --- the last moves --------------------------------------------------------------------------
+
+
+def test_moves_between_lists_the_cars_that_moved() -> None:
+    before = six_cars()
+    after = six_cars(s0={"row": 14, "lane": 2}, s3={"row": 67, "lane": 0}, s1={"status": "retired"})
+    moves = moves_between(before, after)
+    assert [(m.seat, m.start[:2], m.end[:2]) for m in moves] == [
+        (0, (9, 1), (14, 2)),
+        (3, (66, -1), (67, 0)),
+    ]
+    assert moves_between(before, before) == []
+
+
+def test_the_last_move_is_drawn_from_where_the_car_was() -> None:
+    before = six_cars()
+    after = six_cars(s5={"row": 46, "lane": 1})
+    plain = open_png(render_board(after))
+    moved = open_png(render_board(after, previous=before))
+    blue = PALETTE["blue"].fill
+    for row in (41, 43):  # squares it went through, now empty
+        x, y = board_xy(row, 1)
+        assert close(moved.getpixel((x, y)), blue), row
+        assert not close(plain.getpixel((x, y)), blue), row
+    # where it started: a dot in its colour
+    assert close(moved.getpixel(board_xy(40, 1)), blue)
+    assert not close(plain.getpixel(board_xy(40, 1)), blue)
+
+
+def test_finished_cars_get_a_chequered_ring(finished_race) -> None:
+    winner = race_order(finished_race)[0]
+    xy = car_board_xy(finished_race, winner.seat)
+    assert xy is not None
+    image = open_png(render_board(finished_race))
+    r = round((CAR_SIZE / 2 + ring_radius(CAR_SIZE)) / 2)
+    around = [
+        image.getpixel((xy[0] + dx, xy[1] + dy))
+        for dx, dy in ((r, 0), (-r, 0), (0, r), (0, -r), (r * 7 // 10, r * 7 // 10))
+    ]
+    assert any(close(p, (255, 255, 255), 40) for p in around)
+    assert any(close(p, (24, 26, 31), 40) for p in around)
 
 
 # --- close-up ------------------------------------------------------------------------------
@@ -157,22 +452,33 @@ def test_closeup_is_a_png_of_the_fixed_size_within_budget() -> None:
     assert data == render_closeup(state, 0, dests)
 
 
-def test_closeup_letters_one_per_destination_where_the_squares_are() -> None:
-    state = corner_state()
-    dests = GAME.destinations(state, 0)
-    assert len(dests) == 3
-    layout = closeup_layout(state, 0, dests)
+@pytest.mark.parametrize(
+    "state",
+    [
+        pytest.param(corner_state, id="before the band"),
+        pytest.param(  # the letters land on the band row itself, over its speed chips
+            lambda: build([{"colour": "Red", "row": 23, "lane": 2, "speed": 60}], phase="move"),
+            id="on the band",
+        ),
+    ],
+)
+def test_closeup_letters_one_per_destination_where_the_squares_are(state) -> None:
+    s = state()
+    dests = GAME.destinations(s, 0)
+    layout = closeup_layout(s, 0, dests)
     assert len(layout.letter_centres) == len(dests)
     assert len(set(layout.letter_centres)) == len(dests)
-    with_letters = open_png(render_closeup(state, 0, dests))
-    without = open_png(render_closeup(state, 0, []))
+    with_letters = open_png(render_closeup(s, 0, dests))
+    without = open_png(render_closeup(s, 0, []))
+    disc, _ = letter_size(layout.scale)
     for (x, y), d in zip(layout.letter_centres, dests, strict=True):
         box = (x - 12, y - 12, x + 12, y + 12)
         assert with_letters.crop(box).tobytes() != without.crop(box).tobytes()
-        # the letter's disc: red when the move crosses a band over its safety speed
-        disc = with_letters.getpixel((x - round(layout.scale * 0.3), y))
-        assert close(disc, WARN_RED if d.over else LETTER_BG), (d.to, d.over, disc)
-    assert [d.over for d in dests] == [1, 0, 0]
+        # the letter's disc, never covered: red when the move crosses a band over its speed
+        for dx, dy in ((-1, 0), (0, -1), (0, 1)):
+            at = (x + dx * round(disc * 0.4), y + dy * round(disc * 0.4))
+            disc_colour = with_letters.getpixel(at)
+            assert close(disc_colour, WARN_RED if d.over else LETTER_BG), (d.to, at)
 
 
 def test_closeup_letters_follow_the_order_given_and_must_match() -> None:
@@ -203,25 +509,23 @@ def test_closeup_covers_a_long_move() -> None:
         assert 0 <= x < CLOSEUP_WIDTH and 0 <= y < CLOSEUP_HEIGHT
 
 
+def test_warning_tags() -> None:
+    state = corner_state()
+    inside, middle, _ = GAME.destinations(state, 0)
+    assert warning(middle) is None
+    assert warning(inside) == "+20"
+    assert warning(inside, tyres_gone=True) == "SPIN"
+    fast = build([{"colour": "Red", "row": 56, "lane": 2, "speed": 160}], phase="move")
+    assert {warning(d) for d in GAME.destinations(fast, 0) if not d.pit} == {"SPIN x2"}
+
+
 # --- classification ------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def finished_race() -> WaddingtonState:
-    state = GAME.new_game(7, GAME.simulation_config(5, 1))
-    for _ in range(20000):
-        if GAME.is_terminal(state):
-            break
-        seat = GAME.to_act(state)[0]
-        state, _ = GAME.apply(state, GAME.robot_action(state, seat))
-    assert GAME.is_terminal(state)
-    return state
 
 
 def test_classification_renders_a_finished_robot_race(finished_race) -> None:
     data = render_classification(finished_race, names={0: "Alice"})
     image = open_png(data)
-    assert image.width == 900 and len(data) < BUDGET
+    assert image.width == CLASS_WIDTH and len(data) < BUDGET
     assert data == render_classification(finished_race, names={0: "Alice"})
     assert data != render_classification(finished_race)
     order = classification_order(finished_race)
@@ -232,11 +536,34 @@ def test_classification_renders_a_finished_robot_race(finished_race) -> None:
     assert image.height > classification_marker_xy(len(order))[1]
 
 
-def test_warning_tags() -> None:
-    state = corner_state()
-    inside, middle, _ = GAME.destinations(state, 0)
-    assert warning(middle) is None
-    assert warning(inside) == "+20"
-    assert warning(inside, tyres_gone=True) == "SPIN"
-    fast = build([{"colour": "Red", "row": 56, "lane": 2, "speed": 160}], phase="move")
-    assert {warning(d) for d in GAME.destinations(fast, 0) if not d.pit} == {"SPIN x2"}
+def test_classification_places_status_laps_and_gaps(finished_race) -> None:
+    state = finished_race
+    laps = state.settings.laps
+    lines = classification_lines(state)
+    placings = GAME.classification(state)
+    assert [(ln.place, ln.seat) for ln in lines] == [(p.place, p.seat) for p in placings]
+    lead = state.cars[lines[0].seat]
+    for line in lines:
+        car = state.cars[line.seat]
+        done = min(car.dist // catalog().length, laps)
+        assert line.laps == f"{done}/{laps}"
+        if line.status == "finished":
+            assert done == laps
+        elif line.status == "retired":
+            assert car.status == "retired" and line.gap == ""
+        else:  # still on the circuit when the race ended
+            assert line.status == "on lap" and done < laps
+            assert line.status_text == f"on lap {done + 1}"
+        if line.place > 1 and line.status != "retired":
+            behind = lead.dist - car.dist
+            assert line.gap == (f"+{behind} sq" if behind else "level")
+    assert lines[0].status == "finished" and lines[0].gap == "winner"
+    assert {ln.status for ln in lines} >= {"finished", "retired"}
+    assert lines[-1].status == "retired"  # retired cars last
+
+
+def test_a_provisional_classification_says_so() -> None:
+    state = six_cars()
+    lines = classification_lines(state)
+    assert lines[0].gap == "leader"
+    assert {ln.status for ln in lines} >= {"running", "spun", "in pits"}

@@ -208,6 +208,7 @@ def facets(state: RF90State) -> list[Facet]:
     ]
 
 
+GRID = "grid"  # the frame of the qualifying reveal (others are labelled by their section)
 PICTURES = {  # the race's setting: which section activations get a message with pictures
     "every": "every section activation",
     "drivers": "only activations in which a driver decides",
@@ -256,7 +257,12 @@ class RF90Presenter(Presenter):
         if state.phase == "start":
             return ("start", state.start_next)
         if state.duel is not None:
-            return ("duel", state.turn, state.activation, state.duel.section)
+            # each driver asked is a new decision (pinged, timed); the cards are put down
+            # by all at once, so one decision whoever picks first
+            duel = ("duel", state.turn, state.activation, state.duel.section)
+            if state.duel.stage == "cards":
+                return (*duel, "cards")
+            return (*duel, "declare", len(state.duel.asked))
         if state.pending is not None:
             return ("turn", state.turn, state.pending.car)
         return (state.phase, state.turn)
@@ -269,11 +275,16 @@ class RF90Presenter(Presenter):
         return hashlib.sha1(raw.encode()).hexdigest()[:10]
 
     def apply(self, game: Any, state: Any, action: Any) -> tuple[Any, list[Any], list[Any]]:
-        # the state as each section activation ended: one message with its pictures each
-        return game.apply_frames(state, action)
+        # the state as each section activation ended: one message with its pictures each;
+        # and the grid, once the qualifying reveal has formed it (whoever picks first)
+        new, events, frames = game.apply_frames(state, action)
+        if state.phase in ("setup", "qualifying") and new.phase == "start":
+            frames = [(GRID, new, len(events)), *frames]
+        return new, events, frames
 
     def frame_images(self, loaded: Loaded, frame: Frame) -> list[Image]:
-        state, section = frame.state, frame.label
+        state = frame.state
+        section = None if frame.label == GRID else frame.label
         return [
             Image(
                 f"race{loaded.id}-track.png",
@@ -284,7 +295,7 @@ class RF90Presenter(Presenter):
 
     def frame_shown(self, loaded: Loaded, frame: Frame) -> bool:
         # "drivers": only the activations in which a driver (not a robot) took a decision
-        if loaded.record.settings.get("pictures", "every") == "every":
+        if frame.label == GRID or loaded.record.settings.get("pictures", "every") == "every":
             return True
         return any(s in loaded.seats and not loaded.seats[s].robot for s in frame.seats)
 
@@ -294,18 +305,9 @@ class RF90Presenter(Presenter):
         return f"{state.track.capitalize()} · game turn {state.turn} of {track.race_turns}"
 
     def board(self, loaded: Loaded, highlight: int | None) -> list[Image] | None:
-        state: RF90State = loaded.state  # type: ignore[assignment]
-        first_pick = state.phase == "start" and all(
-            state.cars[c].seat is None for c in state.grid_order[: state.start_next]
-        )  # robots on the grid are skipped: the first driver to choose follows the reveal
-        if not first_pick:
-            # The race itself is shown once per section activation (frame_images); before
-            # the grid is known there is nothing to draw.
-            return None
-        return [  # the qualifying reveal: the grid
-            Image(f"race{loaded.id}-track.png", lambda: render_track(state)),
-            Image(f"race{loaded.id}-dashboards.png", lambda: render_dashboards(state)),
-        ]
+        # The race is shown once per section activation and the grid at the qualifying
+        # reveal, both as frames (apply); before the grid is known there is nothing to draw.
+        return None
 
     def prompt(self, loaded: Loaded, seats: list[int], deadline: float | None) -> Prompt:
         state: RF90State = loaded.state  # type: ignore[assignment]

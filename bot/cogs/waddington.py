@@ -131,11 +131,19 @@ class WaddingtonPresenter(Presenter):
         return f"Game turn {state.round} · {state.settings.laps} lap race"
 
     def board(self, loaded: Loaded, highlight: int | None) -> Image:
-        state = loaded.state
-        return Image(
-            f"race{loaded.id}-board.png",
-            lambda: render_board(state, highlight_seat=highlight),  # type: ignore[arg-type]
-        )
+        state, previous = loaded.state, loaded.shown
+        title = loaded.record.settings.get("title")
+
+        def picture() -> bytes:
+            # each car's line from where the thread's last board showed it
+            return render_board(
+                state,  # type: ignore[arg-type]
+                highlight_seat=highlight,
+                previous=previous,  # type: ignore[arg-type]
+                title=title,
+            )
+
+        return Image(f"race{loaded.id}-board.png", picture)
 
     def prompt(self, loaded: Loaded, seats: list[int], deadline: float | None) -> Prompt:
         (seat,) = seats  # one car moves at a time
@@ -214,8 +222,10 @@ class WaddingtonPresenter(Presenter):
             + ("" if p.status == "running" else f" ({p.status})")
             for p in loaded.game.classification(state)
         ]
+        title = loaded.record.settings.get("title")
         return lines, Image(
-            f"race{loaded.id}-result.png", lambda: render_classification(state, names)
+            f"race{loaded.id}-result.png",
+            lambda: render_classification(state, names, title=title),
         )
 
     async def on_button(
