@@ -458,7 +458,7 @@ async def bench_rf90_table(quick: bool) -> dict[str, Any]:
     from tests import rf90_driver
     from tests.fakediscord import ALICE, BOB, InProcessDriver
 
-    decisions = 25 if quick else 150
+    decisions = 12 if quick else 150
     timings: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         bot = bot_helpers.make_bot(Path(tmp) / "rf90.db")
