@@ -376,6 +376,10 @@ class Table(LifeCycle):
                 head = [*presenter.start_lines(loaded), *head]
             events, _ = await self.post_frames(loaded, events, head)
             posted, start, notes = True, False, None
+        # This action's events no picture showed yet: the first activation the chain ends
+        # shows them, in order (its lines open that message), not after the pictures.
+        covered = {id(e) for frame in self._frames.get(loaded.id, []) for e in frame.events}
+        lead = [e for e in events if id(e) not in covered]
         steps: list[tuple[str, Action, bool]] = []
         chain: list[Event] = []
         frames: list[Any] = []
@@ -396,11 +400,12 @@ class Table(LifeCycle):
                 )
                 action, by_robot = loaded.game.robot_action(state, robots[0]), True
             state, new, shown = presenter.apply(loaded.game, state, action)
-            frames += [(label, at, len(chain) + upto, len(steps)) for label, at, upto in shown]
+            at_chain = len(lead) + len(chain)
+            frames += [(label, at, at_chain + upto, len(steps)) for label, at, upto in shown]
             chain += new
             steps.append((actor, action, by_robot))
         if steps:
-            loaded, _ = await self._persist(loaded, steps, state, chain, frames)
+            loaded, _ = await self._persist(loaded, steps, state, lead + chain, frames)
             events += chain
         await self.publish(
             loaded, events, key_before=key_before, start=start, notes=notes, posted=posted
@@ -668,7 +673,7 @@ class Table(LifeCycle):
             self._shown[record.id] = loaded.state
         # The board and the prompt's images are drawn at once (Pillow lets go of the GIL).
         board_files, prompt_files = await asyncio.gather(draw(boards), draw(prompt.images))
-        if board_files or lines or not pictured:  # after frames, only words still untold
+        if board_files or lines:  # the prompt below says where the race stands
             await channel.send(text, files=board_files, allowed_mentions=MENTION_NONE)
         message = await channel.send(
             prompt.content,

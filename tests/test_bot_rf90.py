@@ -76,9 +76,25 @@ async def test_a_whole_race_decided_in_the_cockpit(tmp_path: Path, track: str) -
         game = now.game
         state = game.new_game(record.seed, record.config)
         activations = 0
+        told: list[str] = []
         for done in await d.bot.store.actions(gid):
-            state, _, frames = game.apply_frames(state, game.parse_action(done.action_json))
+            state, events, frames = game.apply_frames(state, game.parse_action(done.action_json))
             activations += len(frames)
+            told += [e.text for e in events if e.text]
+        # The thread tells what happened in the order it happened (prompts aside, which
+        # show a move's first steps until its message): every driver's line, none after
+        # the pictures of a later activation.
+        lines = [
+            line
+            for m in public
+            if "· decide <t:" not in str(m.get("content"))
+            for line in str(m.get("content")).splitlines()
+            if line in told
+        ]
+        rest = iter(told)
+        assert all(line in rest for line in lines)  # a subsequence: in the same order
+        drivers = [t for t in told if t.startswith(("alice", "bob"))]
+        assert drivers and all(t in lines for t in drivers)
         posts = [
             m
             for m in public
