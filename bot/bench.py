@@ -10,6 +10,11 @@ Shape (every game adds its own entry under "games"):
 runs, each getting a click: spread at 20 a second ("p99_ms", the budget's figure) and all at
 the same instant ("burst_p99_ms"); "rss_mb" is that process's, the most seen.
 
+"rf90" adds the cockpit clicks of a race through the command tree: "press_ms" (a decision's
+last click to everything posted, robots' activations after it included),
+"press_to_picture_ms" (to its activation's pictures posted: the budget's figure), "cockpit_ms",
+and the replay ("replay_s", "replay_bytes", "replay_frames"). Progress goes to stderr.
+
 `move_ms` is one command through discord.py's real command tree (the in-process driver of
 the test suite's fake Discord) to the persisted state and the rendered image.
 `calibration_ms` is a fixed pure-Python workload, so figures compare across machines as
@@ -552,19 +557,62 @@ def _in_fresh_process(part: str, quick: bool) -> dict[str, Any]:
 PARTS = {"concurrency": bench_waddington_concurrency}
 
 
+def _progress(part: str) -> None:
+    """Progress on stderr (stdout carries only the JSON): a full run takes minutes."""
+    print(f"bench: {part}…", file=sys.stderr, flush=True)
+
+
+def bench_rf90_replay(quick: bool) -> dict[str, Any]:
+    """The animated replay of a robot-driven race (4 seats, Barcelona): the log replayed to one
+    state per activation and drawn as WebP, as `/rf90 replay` does. --quick: its first
+    200 actions."""
+    from renderer.rf90_replay import render_replay
+    from rules.base import get_game
+    from rules.rf90.replay import activation_states
+
+    game = get_game("rf90")
+    config = game.simulation_config(players=4, track="barcelona")
+    state = game.new_game(7, config)
+    log: list[str] = []
+    while not game.is_terminal(state) and not (quick and len(log) >= 200):
+        action = game.robot_action(state, game.to_act(state)[0])
+        state, _ = game.apply(state, action)
+        log.append(action.model_dump_json())
+    start = time.perf_counter()
+    states = activation_states(game, 7, config, log)  # type: ignore[arg-type]
+    webp = render_replay(states)
+    return {
+        "replay_s": round(time.perf_counter() - start, 2),
+        "replay_bytes": len(webp),
+        "replay_frames": len(states),
+    }
+
+
 async def run_bench(quick: bool = False) -> dict[str, Any]:
     result: dict[str, Any] = {"calibration_ms": calibration_ms(), "quick": quick}
+    _progress("league standings")
     league, concurrency = await bench_league(quick)
+    _progress("Waddington's clicks and boards")
+    waddington = await bench_waddington(quick)
+    _progress("Pit Formula repairs")
+    pitformula = await bench_pitformula(quick)
+    _progress("RF90 race, track and cockpit clicks")
+    rf90 = bench_rf90(quick) | await bench_rf90_table(quick)
+    _progress("RF90 replay")
+    rf90 |= bench_rf90_replay(quick)
     result["games"] = {
         "league": league,
-        "waddington": await bench_waddington(quick),
-        "pitformula": await bench_pitformula(quick),
-        "rf90": bench_rf90(quick) | await bench_rf90_table(quick),
+        "waddington": waddington,
+        "pitformula": pitformula,
+        "rf90": rf90,
     }
+    _progress("simulations")
     for name, figures in bench_simulations(quick).items():
         result["games"].setdefault(name, {}).update(figures)
     league["concurrency"] = concurrency  # standings asked in 10 leagues at once
     # In a process of its own, as a bot runs: the RSS is then the bot's, not this run's heap.
+    _progress("concurrent /f1 races in a fresh bot process")
     result["concurrency"] = await asyncio.to_thread(_in_fresh_process, "concurrency", quick)
+    _progress("memory with 1, 10 and 200 leagues")
     result["rss_mb"] = await bench_memory()
     return result

@@ -1,4 +1,4 @@
-"""`paddock` command line: run, demo, migrate, simulate, verify, bench."""
+"""`paddock` command line: run, demo, migrate, simulate, verify, copy-db, bench."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import json
 import logging
 import sys
 from pathlib import Path
+
+from pydantic import SecretStr
 
 from bot.settings import MissingSetting, Settings, require_token
 from rules.errors import PaddockError
@@ -56,15 +58,29 @@ def setup_logging(level: str, secret: str = "") -> None:
     root.setLevel(level.upper())
 
 
-def _db(args: argparse.Namespace, settings: Settings) -> Path:
-    return Path(args.db) if args.db else settings.db_path
+def _db(args: argparse.Namespace, settings: Settings) -> str | Path:
+    """The database a command uses: --db-url, --db (a SQLite file), else the settings
+    (PADDOCK_DATABASE_URL when set, else PADDOCK_DB_PATH)."""
+    if getattr(args, "db_url", None):
+        return str(args.db_url)
+    if args.db:
+        return Path(args.db)
+    url = settings.database_url.get_secret_value().strip() if settings.database_url else ""
+    return url or settings.db_path
 
 
-def _store_failed(path: Path, exc: Exception) -> int:
+def _name(source: str | Path) -> str:
+    """The database as messages name it: a file, or a URL without its password."""
+    from store.postgres_connection import redacted
+
+    return redacted(source) if isinstance(source, str) and "://" in source else str(source)
+
+
+def _store_failed(path: str | Path, exc: Exception) -> int:
     """One line on stderr naming the database and what is wrong with it; exit code 2."""
     from store.errors import StoreUnavailable
 
-    text = str(exc) if isinstance(exc, StoreUnavailable) else f"{path}: {exc}"
+    text = str(exc) if isinstance(exc, StoreUnavailable) else f"{_name(path)}: {exc}"
     print("paddock: " + " ".join(text.split()), file=sys.stderr)
     return 2
 
@@ -75,12 +91,12 @@ def _store_errors() -> tuple[type[Exception], ...]:
     return (StoreUnavailable, MigrationError)
 
 
-async def _open_and_close(path: Path) -> list[str]:
+async def _open_and_close(path: str | Path) -> list[str]:
     """Open the store (applying migrations) and close it again: the checks `run` makes
     before it connects to Discord, so a bad database is one line, not a traceback."""
-    from store import SqliteStore
+    from store import open_store
 
-    store = SqliteStore(path)
+    store = open_store(path)
     try:
         return await store.open()
     finally:
@@ -98,20 +114,23 @@ def cmd_run(args: argparse.Namespace) -> int:
     except MissingSetting as exc:
         print(exc.code, file=sys.stderr)
         return 2
-    if args.db:
-        settings.db_path = Path(args.db)
+    if args.db:  # a file named on the command line wins over PADDOCK_DATABASE_URL
+        settings.db_path, settings.database_url = Path(args.db), None
+    if args.db_url:
+        settings.database_url = SecretStr(args.db_url)
+    source = _db(args, settings)
     setup_logging(settings.log_level, token)
     try:
-        applied = asyncio.run(_open_and_close(settings.db_path))
+        applied = asyncio.run(_open_and_close(source))
     except _store_errors() as exc:
-        return _store_failed(settings.db_path, exc)
+        return _store_failed(source, exc)
     if applied:
         logging.getLogger("paddock").info("applied migrations: %s", ", ".join(applied))
     bot = PaddockBot(settings)
     try:
         bot.run(token, log_handler=None)
     except _store_errors() as exc:
-        return _store_failed(settings.db_path, exc)
+        return _store_failed(source, exc)
     except discord.LoginFailure:
         print(
             "paddock: Discord refused PADDOCK_TOKEN; reset the token in the Developer "
@@ -135,21 +154,21 @@ def cmd_migrate(args: argparse.Namespace) -> int:
         applied = asyncio.run(_open_and_close(path))
     except _store_errors() as exc:
         return _store_failed(path, exc)
-    print(f"{path}: " + (f"applied {', '.join(applied)}" if applied else "up to date"))
+    print(f"{_name(path)}: " + (f"applied {', '.join(applied)}" if applied else "up to date"))
     return 0
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from store import SqliteStore
+    from store import open_store
     from store.verify import VerifyReport, verify_store
 
     path = _db(args, Settings())
-    if not path.exists():
+    if isinstance(path, Path) and not path.exists():
         print(f"verify: no database at {path}", file=sys.stderr)
         return 2
 
     async def go() -> VerifyReport:
-        store = SqliteStore(path)
+        store = open_store(path)
         try:
             await store.open(run_migrations=False)
             return await verify_store(store)
@@ -162,6 +181,42 @@ def cmd_verify(args: argparse.Namespace) -> int:
         return _store_failed(path, exc)
     print(report.text())
     return 0 if report.ok else 1
+
+
+def cmd_copy_db(args: argparse.Namespace) -> int:
+    from store import PostgresStore, SqliteStore, open_store
+    from store.postgres_copy import CopyRefused, CopyReport, copy_sqlite_to_postgres
+
+    source, target = open_store(args.source), open_store(args.target)
+    if not isinstance(source, SqliteStore) or not isinstance(target, PostgresStore):
+        print(
+            "copy-db: copies a SQLite file (--from sqlite:///path) to PostgreSQL "
+            "(--to postgresql://...)",
+            file=sys.stderr,
+        )
+        return 2
+    if not Path(source.path).exists():
+        print(f"copy-db: no database at {source.path}", file=sys.stderr)
+        return 2
+
+    async def go() -> CopyReport:
+        try:
+            await source.open(run_migrations=False)
+            await target.open()
+            return await copy_sqlite_to_postgres(source, target)
+        finally:
+            await source.close()
+            await target.close()
+
+    try:
+        report = asyncio.run(go())
+    except CopyRefused as exc:
+        print(f"copy-db: {exc}", file=sys.stderr)
+        return 2
+    except _store_errors() as exc:
+        return _store_failed(args.target, exc)
+    print(report.text())
+    return 0
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -258,6 +313,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+DB_URL_HELP = "postgresql://user@host/db (default: PADDOCK_DATABASE_URL; --db wins over it)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="paddock", description="Racing board games and championships in Discord."
@@ -266,6 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("run", help="run the bot (needs PADDOCK_TOKEN)")
     p.add_argument("--db", help="SQLite file (default: PADDOCK_DB_PATH or paddock.db)")
+    p.add_argument("--db-url", help=DB_URL_HELP)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("demo", help="play a small robot championship offline into ./demo-out")
@@ -276,6 +335,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("migrate", help="apply pending database migrations")
     p.add_argument("--db")
+    p.add_argument("--db-url", help=DB_URL_HELP)
     p.set_defaults(func=cmd_migrate)
 
     p = sub.add_parser("simulate", help="play a robot-only game and print the result")
@@ -295,7 +355,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("verify", help="replay every game's log and compare with its snapshot")
     p.add_argument("--db")
+    p.add_argument("--db-url", help=DB_URL_HELP)
     p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("copy-db", help="copy a SQLite database into an empty PostgreSQL one")
+    p.add_argument("--from", dest="source", required=True, help="sqlite:///path (or a path)")
+    p.add_argument("--to", dest="target", required=True, help="postgresql://user@host/db")
+    p.set_defaults(func=cmd_copy_db)
 
     p = sub.add_parser("bench", help="measure speed and memory")
     p.add_argument("--quick", action="store_true", help="a shorter run (under a minute)")

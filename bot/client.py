@@ -19,7 +19,7 @@ from bot.settings import Settings
 from bot.table import Table
 from bot.timers import TimerManager
 from renderer.boards import warm_all
-from store import SqliteStore
+from store import Store, open_store
 
 log = logging.getLogger("paddock")
 
@@ -53,9 +53,7 @@ class PaddockTree(app_commands.CommandTree["PaddockBot"]):
 
 
 class PaddockBot(commands.Bot):
-    def __init__(
-        self, settings: Settings, store: SqliteStore | None = None, **options: Any
-    ) -> None:
+    def __init__(self, settings: Settings, store: Store | None = None, **options: Any) -> None:
         tune_malloc()  # before the first images: their buffers go back when freed
         intents = discord.Intents.default()
         intents.message_content = settings.message_content
@@ -70,7 +68,7 @@ class PaddockBot(commands.Bot):
             **options,
         )
         self.settings = settings
-        self.store = store or SqliteStore(settings.db_path)
+        self.store = store or open_store(settings)
         self.timers = TimerManager(self)
         self.component_routes: dict[str, Handler] = {}
         self.table = Table(self)

@@ -13,7 +13,7 @@ from bot.league_tables import standings_report
 from renderer.boards import board_renderers
 from rules.base import games
 from rules.championship import CAR_COLOURS, default_points_table
-from store import Seat, SqliteStore, play
+from store import Seat, Store, open_store, play
 from store.verify import verify_store
 
 GUILD_ID = 1
@@ -38,7 +38,7 @@ async def run_demo(out: Path, *, seed: int = 2026, rounds: int = 3) -> int:
         return 1
     game = available[kind]
     renderers = board_renderers()
-    store = SqliteStore(out / "demo.db")
+    store = open_store(out / "demo.db")
     await store.open()
     try:
         table = default_points_table()
@@ -113,7 +113,7 @@ _HEADLINE_EVENTS = {"spin", "pit", "finish", "retire", "race_scored", "out_of_fu
 
 
 async def _play_stored_game(
-    store: SqliteStore,
+    store: Store,
     out: Path,
     label: str,
     kind: str,
@@ -180,7 +180,7 @@ def _rf90_activation_images(
     return shown
 
 
-async def _other_games(store: SqliteStore, out: Path, seed: int, renderers: dict[str, Any]) -> None:
+async def _other_games(store: Store, out: Path, seed: int, renderers: dict[str, Any]) -> None:
     """One game of each other game that exists, outside the league."""
     available = games()
     extra: list[tuple[str, str, dict[str, Any]]] = []

@@ -15,6 +15,11 @@ class Settings(BaseSettings):
 
     token: SecretStr | None = Field(default=None, description="Discord bot token")
     db_path: Path = Field(default=Path("paddock.db"), description="SQLite database file")
+    # Secret: the URL may carry a password. Set, it selects PostgreSQL over db_path.
+    database_url: SecretStr | None = Field(
+        default=None,
+        description="PostgreSQL URL (postgresql://user@host:5432/db); used instead of db_path",
+    )
     dev_guild_id: int | None = Field(
         default=None, description="Sync commands to this guild only (instant, for testing)"
     )

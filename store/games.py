@@ -377,6 +377,19 @@ class GameStore(LeagueStore):
         row = await self._one("SELECT * FROM timers ORDER BY due_at, id LIMIT 1")
         return self._timer(row) if row else None
 
+    async def claim_due_timer(self, now: float) -> Timer | None:
+        """Take the earliest timer due at `now` out of the table and return it (None when
+        nothing is due). BEGIN IMMEDIATE makes the read and the delete one step: of several
+        processes claiming at once, each timer goes to exactly one."""
+        async with self.transaction() as db:
+            row = await self._one(
+                "SELECT * FROM timers WHERE due_at <= ? ORDER BY due_at, id LIMIT 1", (now,)
+            )
+            if row is None:
+                return None
+            await db.execute("DELETE FROM timers WHERE id = ?", (row["id"],))
+        return self._timer(row)
+
     async def timers(self, game_id: int | None = None) -> list[Timer]:
         if game_id is None:
             rows = await self._all("SELECT * FROM timers ORDER BY due_at, id")

@@ -11,7 +11,7 @@ from typing import Any
 from rules.base import Action, Event, Game, GameState, get_game
 from store.errors import StaleState
 from store.models import GameRecord, Seat, TimerSpec
-from store.sqlite import SqliteStore
+from store.protocol import Store
 
 
 @dataclass
@@ -27,7 +27,7 @@ class Played:
 
 
 async def new_game(
-    store: SqliteStore,
+    store: Store,
     kind: str,
     seed: int,
     config: dict[str, Any],
@@ -42,7 +42,7 @@ async def new_game(
     return record, state
 
 
-async def load(store: SqliteStore, game_id: int) -> tuple[GameRecord, Game[Any], GameState]:
+async def load(store: Store, game_id: int) -> tuple[GameRecord, Game[Any], GameState]:
     record = await store.load_game(game_id)
     game = get_game(record.kind)
     if record.state_json is None:
@@ -51,7 +51,7 @@ async def load(store: SqliteStore, game_id: int) -> tuple[GameRecord, Game[Any],
 
 
 async def act(
-    store: SqliteStore,
+    store: Store,
     game_id: int,
     action: Action | dict[str, Any],
     actor: str,
@@ -99,7 +99,7 @@ async def act(
 
 
 async def persist(
-    store: SqliteStore,
+    store: Store,
     record: GameRecord,
     game: Game[Any],
     steps: list[tuple[str, Action, bool]],
@@ -147,9 +147,7 @@ def league_placings(
     return out
 
 
-async def record_finish(
-    store: SqliteStore, game_id: int, game: Game[Any], state: GameState
-) -> bool:
+async def record_finish(store: Store, game_id: int, game: Game[Any], state: GameState) -> bool:
     """Send a finished league game's classification to its round (idempotent)."""
     placings = league_placings(game, state, await store.seats(game_id))
     return await store.record_game_results(game_id, placings)

@@ -8,7 +8,7 @@ from typing import Any
 
 from rules.base import get_game
 from rules.errors import IllegalAction
-from store.sqlite import SqliteStore
+from store.protocol import Store
 
 
 @dataclass
@@ -67,7 +67,7 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-async def verify_store(store: SqliteStore) -> VerifyReport:
+async def verify_store(store: Store) -> VerifyReport:
     mismatches: list[Mismatch] = []
     checked = 0
     for record in await store.list_games():

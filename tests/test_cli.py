@@ -117,6 +117,8 @@ def test_bench_quick_prints_one_json_object_in_the_agreed_shape() -> None:
     for figure in ("press_ms", "press_to_picture_ms", "cockpit_ms"):
         assert 0 < rf90[figure]["p50"] <= rf90[figure]["p99"]
     assert result["concurrency"]["rss_mb"] > 0
+    assert rf90["replay_frames"] > 2 and 0 < rf90["replay_bytes"] < 10 * 1024 * 1024
+    assert "bench: RF90 replay" in proc.stderr  # progress, while stdout is the JSON alone
 
 
 def test_simulate_one_race_prints_its_json_summary(capsys) -> None:

@@ -1,85 +1,144 @@
-"""The SQLite store against a real file: migrations, log + snapshot, conflicts, verify."""
+"""The store against a real database, the same tests for both backends: a SQLite file and
+(with PADDOCK_TEST_DATABASE_URL) a PostgreSQL schema. Migrations, log + snapshot,
+conflicts, verify, leagues, timers."""
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import sqlite3
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
+from pydantic import SecretStr
 
+from bot.settings import Settings
 from rules.errors import IllegalAction
-from store import LeagueError, NotFound, Seat, SqliteStore, StaleState, play
+from store import (
+    LeagueError,
+    NotFound,
+    PostgresStore,
+    Seat,
+    SqliteStore,
+    StaleState,
+    Store,
+    open_store,
+    play,
+)
 from store.errors import MigrationError
-from store.migrate import MIGRATIONS_DIR
+from store.migrate import MIGRATIONS_DIR, discover
 from store.verify import verify_store
 from tests.toy_game import Roll, toy
 
+ALL_MIGRATIONS = [f"{m.version:04d}_{m.name}" for m in discover()]
+TABLES = {
+    "sqlite": "SELECT name FROM sqlite_master WHERE type = 'table'",
+    "postgres": "SELECT table_name FROM information_schema.tables"
+    " WHERE table_schema = current_schema()",
+}
+LEAGUE_COLUMNS = {
+    "sqlite": "SELECT name FROM pragma_table_info('leagues')",
+    "postgres": "SELECT column_name FROM information_schema.columns"
+    " WHERE table_schema = current_schema() AND table_name = 'leagues'",
+}
 
-def tables(path: Path) -> set[str]:
-    with sqlite3.connect(path) as db:
-        return {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+@pytest.fixture
+def store(backend_store: Store) -> Store:
+    """This module's store tests run against both backends (conftest.backend_url)."""
+    return backend_store
 
 
-async def test_migrations_apply_once_and_are_recorded(tmp_path: Path) -> None:
-    path = tmp_path / "m.db"
-    s = SqliteStore(path)
-    assert await s.open() == [
-        "0001_initial",
-        "0002_game_settings",
-        "0003_games_by_channel",
-        "0004_table_layer",
-    ]
+def kind(url: str) -> str:
+    return "sqlite" if url.startswith("sqlite:///") else "postgres"
+
+
+def dollars(sql: str) -> str:
+    """`?` placeholders as PostgreSQL's `$1, $2...`."""
+    pieces = sql.split("?")
+    return pieces[0] + "".join(f"${i}{p}" for i, p in enumerate(pieces[1:], start=1))
+
+
+async def query(url: str, sql: str, *args: Any) -> list[tuple[Any, ...]]:
+    """Run SQL (with `?` placeholders) on the database behind a store, on a connection of
+    its own, committed: to look at or tamper with what the store wrote."""
+    if kind(url) == "sqlite":
+        db = sqlite3.connect(url.removeprefix("sqlite:///"), isolation_level=None)
+        try:
+            return [tuple(r) for r in db.execute(sql, args).fetchall()]
+        finally:
+            db.close()
+    import asyncpg
+
+    conn = await asyncpg.connect(url)
+    try:
+        return [tuple(r) for r in await conn.fetch(dollars(sql), *args)]
+    finally:
+        await conn.close()
+
+
+async def test_migrations_apply_once_and_are_recorded(backend_url: str) -> None:
+    s = open_store(backend_url)
+    assert await s.open() == ALL_MIGRATIONS
     assert await s.migrate() == []
     await s.close()
-    s2 = SqliteStore(path)
+    s2 = open_store(backend_url)
     assert await s2.open() == []
     await s2.close()
-    with sqlite3.connect(path) as db:
-        assert db.execute("SELECT version, name FROM schema_migrations").fetchall() == [
-            (1, "initial"),
-            (2, "game_settings"),
-            (3, "games_by_channel"),
-            (4, "table_layer"),
-        ]
-        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert {"leagues", "games", "game_actions", "game_snapshots", "timers"} <= tables(path)
+    assert await query(backend_url, "SELECT version, name FROM schema_migrations") == [
+        (1, "initial"),
+        (2, "game_settings"),
+        (3, "games_by_channel"),
+        (4, "table_layer"),
+    ]
+    if kind(backend_url) == "sqlite":
+        assert (await query(backend_url, "PRAGMA journal_mode"))[0][0] == "wal"
+    tables = {r[0] for r in await query(backend_url, TABLES[kind(backend_url)])}
+    assert {"leagues", "games", "game_actions", "game_snapshots", "timers"} <= tables
 
 
-async def test_failing_migration_leaves_the_database_as_it_was(tmp_path: Path) -> None:
+async def test_failing_migration_leaves_the_database_as_it_was(
+    backend_url: str, tmp_path: Path
+) -> None:
+    source = MIGRATIONS_DIR if kind(backend_url) == "sqlite" else MIGRATIONS_DIR / "postgres"
     mdir = tmp_path / "migrations"
     mdir.mkdir()
-    (mdir / "0001_initial.sql").write_text((MIGRATIONS_DIR / "0001_initial.sql").read_text())
+    (mdir / "0001_initial.sql").write_text((source / "0001_initial.sql").read_text())
     (mdir / "0002_broken.sql").write_text(
         "CREATE TABLE half_done (id INTEGER);\nALTER TABLE leagues ADD COLUMN x INTEGER;\n"
         "INSERT INTO no_such_table VALUES (1);\n"
     )
-    path = tmp_path / "b.db"
-    s = SqliteStore(path, migrations_dir=mdir)
+    s = open_store(backend_url, migrations_dir=mdir)
     with pytest.raises(MigrationError, match="0002_broken"):
         await s.open()
     await s.close()
-    assert "half_done" not in tables(path)
-    with sqlite3.connect(path) as db:
-        cols = [r[1] for r in db.execute("PRAGMA table_info(leagues)")]
-        versions = [r[0] for r in db.execute("SELECT version FROM schema_migrations")]
-    assert "x" not in cols and versions == [1]
+    tables = {r[0] for r in await query(backend_url, TABLES[kind(backend_url)])}
+    cols = {r[0] for r in await query(backend_url, LEAGUE_COLUMNS[kind(backend_url)])}
+    versions = [r[0] for r in await query(backend_url, "SELECT version FROM schema_migrations")]
+    assert "half_done" not in tables and "x" not in cols and versions == [1]
 
 
-async def test_foreign_keys_are_enforced(store: SqliteStore) -> None:
-    with pytest.raises(sqlite3.IntegrityError):
-        async with store.transaction() as db:
+async def test_foreign_keys_are_enforced(store: Store) -> None:
+    if isinstance(store, SqliteStore):
+        error: type[Exception] = sqlite3.IntegrityError
+    else:
+        import asyncpg
+
+        error = asyncpg.ForeignKeyViolationError
+    with pytest.raises(error):
+        async with store.transaction() as db:  # type: ignore[attr-defined]
             await db.execute(
                 "INSERT INTO league_members (league_id, user_id, display_name, joined_at)"
                 " VALUES (999, 1, 'x', 'now')"
             )
 
 
-async def _toy_game(store: SqliteStore, seed: int = 5) -> int:
+async def _toy_game(store: Store, seed: int = 5) -> int:
     record, _ = await play.new_game(
         store,
         "toy",
@@ -93,7 +152,7 @@ async def _toy_game(store: SqliteStore, seed: int = 5) -> int:
     return record.id
 
 
-async def test_action_log_and_snapshot_move_together(store: SqliteStore) -> None:
+async def test_action_log_and_snapshot_move_together(store: Store) -> None:
     game = toy()
     gid = await _toy_game(store)
     for i in range(4):
@@ -105,7 +164,7 @@ async def test_action_log_and_snapshot_move_together(store: SqliteStore) -> None
     assert replayed.model_dump_json() == record.state_json
 
 
-async def test_illegal_action_stores_nothing(store: SqliteStore) -> None:
+async def test_illegal_action_stores_nothing(store: Store) -> None:
     gid = await _toy_game(store)
     before = await store.load_game(gid)
     with pytest.raises(IllegalAction, match="not your turn"):
@@ -114,9 +173,9 @@ async def test_illegal_action_stores_nothing(store: SqliteStore) -> None:
     assert after == before and await store.actions(gid) == []
 
 
-async def test_two_writers_race_for_one_sequence_number(tmp_path: Path) -> None:
-    path = tmp_path / "race.db"
-    a, b = SqliteStore(path), SqliteStore(path)
+async def test_two_writers_race_for_one_sequence_number(backend_url: str) -> None:
+    # Two stores on one database: two SQLite connections, or two PostgreSQL pools.
+    a, b = open_store(backend_url), open_store(backend_url)
     await a.open()
     await b.open()
     gid = await _toy_game(a)
@@ -142,7 +201,7 @@ async def test_two_writers_race_for_one_sequence_number(tmp_path: Path) -> None:
     await b.close()
 
 
-async def test_a_second_click_on_an_old_state_is_refused(store: SqliteStore) -> None:
+async def test_a_second_click_on_an_old_state_is_refused(store: Store) -> None:
     gid = await _toy_game(store)
     await play.act(store, gid, Roll(seat=0), actor="1", expected_seq=0)
     with pytest.raises(StaleState):
@@ -150,7 +209,16 @@ async def test_a_second_click_on_an_old_state_is_refused(store: SqliteStore) -> 
     assert len(await store.actions(gid)) == 1
 
 
-async def test_verify_reports_a_tampered_snapshot(store: SqliteStore) -> None:
+async def tamper(store: Store, sql: str, *args: Any) -> None:
+    """Change the database behind the store's back, in a transaction of the store's own."""
+    async with store.transaction() as db:  # type: ignore[attr-defined]
+        if isinstance(store, SqliteStore):
+            await db.execute(sql, args)
+        else:
+            await db.execute(dollars(sql), *args)
+
+
+async def test_verify_reports_a_tampered_snapshot(store: Store) -> None:
     gid = await _toy_game(store)
     for i in range(3):
         await play.act(store, gid, Roll(seat=i % 2), actor="x")
@@ -158,31 +226,29 @@ async def test_verify_reports_a_tampered_snapshot(store: SqliteStore) -> None:
     record = await store.load_game(gid)
     data = json.loads(record.state_json)
     data["positions"][0] += 1
-    async with store.transaction() as db:
-        await db.execute(
-            "UPDATE game_snapshots SET state_json = ? WHERE game_id = ?",
-            (json.dumps(data, separators=(",", ":")), gid),
-        )
+    await tamper(
+        store,
+        "UPDATE game_snapshots SET state_json = ? WHERE game_id = ?",
+        json.dumps(data, separators=(",", ":")),
+        gid,
+    )
     report = await verify_store(store)
     assert not report.ok
     assert f"game #{gid}" in report.text() and "$.positions[0]" in report.text()
 
 
-async def test_verify_reports_a_missing_log_entry(store: SqliteStore) -> None:
+async def test_verify_reports_a_missing_log_entry(store: Store) -> None:
     gid = await _toy_game(store)
     for i in range(3):
         await play.act(store, gid, Roll(seat=i % 2), actor="x")
-    async with store.transaction() as db:
-        await db.execute("DELETE FROM game_actions WHERE game_id = ? AND seq = 3", (gid,))
+    await tamper(store, "DELETE FROM game_actions WHERE game_id = ? AND seq = 3", gid)
     report = await verify_store(store)
     assert not report.ok and "log has 2 actions but the snapshot is at 3" in report.text()
 
 
-def test_verify_command_exit_codes(tmp_path: Path) -> None:
-    path = tmp_path / "v.db"
-
+def test_verify_command_exit_codes(backend_url: str) -> None:
     async def build() -> int:
-        async with SqliteStore(path) as s:
+        async with open_store(backend_url) as s:
             gid = await _toy_game(s)
             await play.act(s, gid, Roll(seat=0), actor="x")
             return gid
@@ -191,25 +257,28 @@ def test_verify_command_exit_codes(tmp_path: Path) -> None:
     # The toy game is registered by tests only, so the CLI runs in this process.
     from bot.cli import main
 
-    assert main(["verify", "--db", str(path)]) == 0
-    with sqlite3.connect(path) as db:
-        db.execute("UPDATE game_snapshots SET state_json = '{}' WHERE game_id = ?", (gid,))
-    assert main(["verify", "--db", str(path)]) == 1
+    if kind(backend_url) == "sqlite":
+        where = ["--db", backend_url.removeprefix("sqlite:///")]
+    else:
+        where = ["--db-url", backend_url]
+    assert main(["verify", *where]) == 0
+    sql = "UPDATE game_snapshots SET state_json = '{}' WHERE game_id = ?"
+    asyncio.run(query(backend_url, sql, gid))
+    assert main(["verify", *where]) == 1
 
 
-def test_crash_in_the_middle_of_a_game_loses_nothing(tmp_path: Path) -> None:
+def test_crash_in_the_middle_of_a_game_loses_nothing(backend_url: str) -> None:
     """A process killed mid-game: what it committed is all there and replays exactly."""
-    path = tmp_path / "crash.db"
     script = textwrap.dedent(
         f"""
         import asyncio, os, signal, sys
         sys.path.insert(0, {str(Path(__file__).resolve().parent.parent)!r})
-        from store import SqliteStore, Seat, play
+        from store import open_store, Seat, play
         from tests.toy_game import Roll, toy
 
         async def main():
             toy()
-            s = SqliteStore({str(path)!r})
+            s = open_store({backend_url!r})
             await s.open()
             rec, _ = await play.new_game(s, "toy", 9, {{"players": 2}},
                                          [Seat(seat=0, user_id=1, name="A", robot=False),
@@ -228,7 +297,7 @@ def test_crash_in_the_middle_of_a_game_loses_nothing(tmp_path: Path) -> None:
 
     async def check() -> None:
         toy()
-        async with SqliteStore(path) as s:
+        async with open_store(backend_url) as s:
             record = await s.load_game(gid)
             assert record.seq == 5 and len(await s.actions(gid)) == 5
             assert (await verify_store(s)).ok
@@ -241,7 +310,7 @@ def test_crash_in_the_middle_of_a_game_loses_nothing(tmp_path: Path) -> None:
 # Leagues --------------------------------------------------------------------------------
 
 
-async def test_league_lifecycle_and_refusals(store: SqliteStore) -> None:
+async def test_league_lifecycle_and_refusals(store: Store) -> None:
     lg = await store.create_league(
         1, "Spring  Cup", "waddington", "waddington", [10, 8, 6, 4, 2, 1], 100
     )
@@ -279,7 +348,7 @@ async def test_league_lifecycle_and_refusals(store: SqliteStore) -> None:
     assert (await store.get_league(1, "spring cup", 1)).status == "closed"
 
 
-async def test_game_results_are_recorded_once(store: SqliteStore) -> None:
+async def test_game_results_are_recorded_once(store: Store) -> None:
     lg = await store.create_league(1, "Cup", "waddington", "waddington", [10, 8], 1)
     await store.join_league(lg, 1, "A", None)
     await store.join_league(lg, 2, "B", None)
@@ -311,7 +380,7 @@ async def test_game_results_are_recorded_once(store: SqliteStore) -> None:
     assert (await store.load_game(record.id)).status == "finished"
 
 
-async def test_timers_are_ordered_and_deleted(store: SqliteStore) -> None:
+async def test_timers_are_ordered_and_deleted(store: Store) -> None:
     t2 = await store.add_timer("turn", 200.0, {"seat": 1})
     t1 = await store.add_timer("turn", 100.0, {"seat": 0})
     assert (await store.next_timer()) == t1
@@ -319,12 +388,104 @@ async def test_timers_are_ordered_and_deleted(store: SqliteStore) -> None:
     assert (await store.next_timer()) == t2
 
 
+async def test_due_timers_are_claimed_once_in_order(store: Store) -> None:
+    late = await store.add_timer("turn", 300.0, {"seat": 2}, None)
+    t1 = await store.add_timer("turn", 100.0, {"seat": 0})
+    t2 = await store.add_timer("idle", 100.0, {"seat": 1})
+    assert await store.claim_due_timer(50.0) is None  # nothing due yet
+    assert await store.claim_due_timer(200.0) == t1  # the earliest, then by id
+    assert await store.claim_due_timer(200.0) == t2
+    assert await store.claim_due_timer(200.0) is None
+    assert await store.timers() == [late]
+    assert not await store.delete_timer(t1.id)  # claimed: gone for everyone
+
+
+async def test_games_seats_and_lobby_round_trip(store: Store) -> None:
+    """The bookkeeping the table layer writes reads back the same on both backends."""
+    seats = [
+        Seat(seat=0, user_id=2**62, name="A", robot=False),
+        Seat(seat=1, user_id=None, name="Robot", robot=True),
+    ]
+    lobby = await store.create_game(
+        "toy", 2**47, {"players": 2}, None, guild_id=2**60, channel_id=7, status="lobby"
+    )
+    await store.set_lobby(lobby.id, seats, {"host": 2**62, "title": "Cup"})
+    assert await store.find_game("toy", channel_id=7) == await store.load_game(lobby.id)
+    assert (await store.load_game(lobby.id)).settings == {"host": 2**62, "title": "Cup"}
+    started = await store.start_game(lobby.id, {"players": 2}, '{"at": 0}', seats, human_at=5.5)
+    assert started.status == "running" and started.seq == 0 and started.last_human_at == 5.5
+    with pytest.raises(LeagueError, match="already started"):
+        await store.start_game(lobby.id, {}, "{}", seats)
+    await store.update_seat(lobby.id, 0, autopilot=True)
+    assert [s.autopilot for s in await store.seats(lobby.id)] == [True, False]
+    assert [g.id for g in await store.games_of_user(2**60, 2**62)] == [lobby.id]
+    await store.update_game(lobby.id, thread_id=2**61, published_seq=0)
+    assert (await store.load_game(lobby.id)).where_id == 2**61
+    assert await store.unpublished_games() == []
+    await store.append_action(lobby.id, 0, "A", "{}", '{"at": 1}', human_at=9.0)
+    assert [g.id for g in await store.unpublished_games()] == [lobby.id]
+    assert (await store.load_game(lobby.id)).last_human_at == 9.0
+    assert not await store.dm_reminders(5)
+    await store.set_dm_reminders(5, True)
+    assert await store.dm_reminders(5)
+    await store.set_admin_role(2**60, 2**59)
+    assert await store.admin_role(2**60) == 2**59
+    assert await store.end_game(lobby.id, from_status=("running",))
+    assert not await store.end_game(lobby.id, from_status=("running",))
+    assert await store.list_games(unfinished_only=True) == []
+    with pytest.raises(NotFound):
+        await store.load_game(lobby.id + 100)
+    with pytest.raises(NotFound, match="no state to act on"):
+        await store.append_action(lobby.id + 100, 0, "A", "{}", "{}")
+
+
+# Choosing and describing the store ------------------------------------------------------
+
+
+def test_open_store_picks_the_backend(tmp_path: Path) -> None:
+    pg = open_store("postgresql://paddock:s3cret@db.example:5433/league?search_path=bot")
+    assert isinstance(pg, PostgresStore)
+    assert pg.path == "postgresql://paddock@db.example:5433/league"  # no password in messages
+    assert isinstance(open_store("postgres://db.example/x"), PostgresStore)
+    lite = open_store(f"sqlite:///{tmp_path / 'a.db'}")
+    assert isinstance(lite, SqliteStore) and lite.path == str(tmp_path / "a.db")
+    assert isinstance(open_store(tmp_path / "b.db"), SqliteStore)
+    with pytest.raises(ValueError, match="unknown database URL scheme"):
+        open_store("mysql://db.example/x")
+    settings = Settings(_env_file=None, db_path=tmp_path / "c.db")  # type: ignore[call-arg]
+    assert open_store(settings).path == str(tmp_path / "c.db")
+    settings.database_url = SecretStr("postgresql://u:pw@h/d")
+    assert open_store(settings).path == "postgresql://u@h/d"
+    settings.database_url = SecretStr(" ")  # an empty PADDOCK_DATABASE_URL= line in .env
+    assert isinstance(open_store(settings), SqliteStore)
+
+
+@pytest.mark.parametrize("cls", [SqliteStore, PostgresStore])
+def test_both_stores_implement_the_protocol(cls: type) -> None:
+    """Every method of Store, with the parameters the protocol names (an implementation may
+    add keyword-only ones of its own, with defaults)."""
+    members = [n for n, v in vars(Store).items() if inspect.iscoroutinefunction(v)]
+    assert len(members) > 50
+    for name in members:
+        want = inspect.signature(getattr(Store, name)).parameters
+        have = inspect.signature(getattr(cls, name)).parameters
+        assert list(want) == [p for p in have if p in want], (
+            f"{cls.__name__}.{name}: parameters {list(have)} != {list(want)}"
+        )
+        for p in want.values():
+            assert have[p.name].kind == p.kind and have[p.name].default == p.default, (
+                f"{cls.__name__}.{name}({p.name})"
+            )
+        extra = [p for n, p in have.items() if n not in want]
+        assert all(p.kind == p.KEYWORD_ONLY and p.default is not p.empty for p in extra), name
+
+
 @pytest.mark.parametrize(
     ("robots_take_places", "expected"),
     [(False, {1: 1, 2: 2}), (True, {1: 2, 2: 3})],
 )
 async def test_league_setting_decides_whether_robots_take_places(
-    store: SqliteStore, robots_take_places: bool, expected: dict[int, int]
+    store: Store, robots_take_places: bool, expected: dict[int, int]
 ) -> None:
     """A robot wins the race: by default the members score 1st and 2nd (their order among
     members); with the league's setting on, they keep 2nd and 3rd behind the robot."""

@@ -1,0 +1,241 @@
+"""The store interface: what the bot, the table layer, `paddock verify`, the demo and the
+bench may ask of a store, whichever database is under it.
+
+Two implementations: `SqliteStore` (store.sqlite, the embedded default) and `PostgresStore`
+(store.postgres, for a bot that runs as several processes). Both keep the same semantics:
+
+- `append_action(s)` writes the log entries, the snapshot, the sequence check and whatever
+  goes with the action (status, league result, timers) in one transaction; a writer that
+  lost the race gets `StaleState(game_id, seq, state_json)` carrying the winner's state.
+- Missing rows raise `NotFound`, refused league changes `LeagueError`, faults of the
+  database (unreachable, locked past the timeout, disk full, read-only) `StoreUnavailable`
+  naming the database in one line; nothing is changed in any of these cases.
+- Each due timer is claimed (`claim_due_timer`, or `delete_timer` returning True) by exactly
+  one caller, across processes too.
+
+Backend-specific helpers (`transaction()`, the raw connection) are left out on purpose:
+code that needs them is tied to one database and should say so by naming the class.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, Self, runtime_checkable
+
+from store.models import (
+    ActionRecord,
+    GameRecord,
+    League,
+    Member,
+    ResultRecord,
+    Round,
+    Seat,
+    Timer,
+    TimerSpec,
+)
+
+Placings = list[tuple[int, int | None, str]]  # (user or member id, place, status)
+
+
+@runtime_checkable
+class Store(Protocol):
+    # Where the data is, for messages: a file path, or a URL without its password.
+    path: str
+
+    # Life cycle ------------------------------------------------------------------------
+
+    async def open(self, *, run_migrations: bool = True) -> list[str]:
+        """Connect and apply pending migrations; return their names. All or nothing. With
+        `run_migrations=False` (read-only use: verify), refuse a database that is behind."""
+        ...
+
+    async def migrate(self) -> list[str]: ...
+
+    async def close(self) -> None:
+        """Idempotent: a second close does nothing."""
+        ...
+
+    async def __aenter__(self) -> Self: ...
+
+    async def __aexit__(self, *exc: object) -> None: ...
+
+    # Guild and user settings -----------------------------------------------------------
+
+    async def admin_role(self, guild_id: int) -> int | None: ...
+
+    async def set_admin_role(self, guild_id: int, role_id: int | None) -> None: ...
+
+    async def dm_reminders(self, user_id: int) -> bool: ...
+
+    async def set_dm_reminders(self, user_id: int, on: bool) -> None: ...
+
+    # Leagues ---------------------------------------------------------------------------
+
+    async def create_league(
+        self,
+        guild_id: int,
+        name: str,
+        game: str,
+        points_table: str,
+        points: list[int],
+        created_by: int | None,
+    ) -> League: ...
+
+    async def league_by_id(self, league_id: int) -> League: ...
+
+    async def get_league(self, guild_id: int, name: str, season: int | None = None) -> League: ...
+
+    async def list_leagues(self, guild_id: int, *, latest_only: bool = True) -> list[League]: ...
+
+    async def set_points_table(self, league: League, table: str, points: list[int]) -> League: ...
+
+    async def close_season(self, league: League) -> League: ...
+
+    async def set_robots_take_places(self, league: League, on: bool) -> League: ...
+
+    async def members(self, league_id: int, *, active_only: bool = False) -> list[Member]: ...
+
+    async def member_by_user(self, league_id: int, user_id: int) -> Member | None: ...
+
+    async def join_league(
+        self, league: League, user_id: int, display_name: str, colour: str | None
+    ) -> Member: ...
+
+    async def leave_league(self, league: League, user_id: int) -> Member: ...
+
+    async def rounds(self, league_id: int) -> list[Round]: ...
+
+    async def get_round(self, league: League, number: int) -> Round: ...
+
+    async def set_round(
+        self, league: League, number: int, name: str, scheduled: str | None
+    ) -> Round: ...
+
+    async def remove_round(self, league: League, number: int) -> Round: ...
+
+    async def results(self, league_id: int) -> list[ResultRecord]: ...
+
+    async def record_round(
+        self,
+        league: League,
+        rnd: Round,
+        placings: Placings,
+        *,
+        source: str = "manual",
+        game_id: int | None = None,
+    ) -> list[ResultRecord]: ...
+
+    async def correct_result(
+        self, league: League, rnd: Round, member: Member, place: int | None, status: str
+    ) -> ResultRecord: ...
+
+    async def record_game_results(self, game_id: int, placings: Placings) -> bool:
+        """A finished league game's result for its round, exactly once (False if done)."""
+        ...
+
+    # Games -----------------------------------------------------------------------------
+
+    async def create_game(
+        self,
+        kind: str,
+        seed: int,
+        config: dict[str, Any],
+        state_json: str | None,
+        *,
+        guild_id: int | None = None,
+        channel_id: int | None = None,
+        league_id: int | None = None,
+        round_id: int | None = None,
+        seats: list[Seat] | None = None,
+        status: str = "running",
+        settings: dict[str, Any] | None = None,
+    ) -> GameRecord: ...
+
+    async def start_game(
+        self,
+        game_id: int,
+        config: dict[str, Any],
+        state_json: str,
+        seats: list[Seat],
+        *,
+        timers: list[TimerSpec] | None = None,
+        human_at: float | None = None,
+    ) -> GameRecord: ...
+
+    async def set_lobby(
+        self, game_id: int, seats: list[Seat], settings: dict[str, Any]
+    ) -> None: ...
+
+    async def set_seats(self, game_id: int, seats: list[Seat]) -> None: ...
+
+    async def seats(self, game_id: int) -> list[Seat]: ...
+
+    async def update_seat(self, game_id: int, seat: int, **fields: Any) -> None: ...
+
+    async def load_game(self, game_id: int) -> GameRecord: ...
+
+    async def list_games(self, *, unfinished_only: bool = False) -> list[GameRecord]: ...
+
+    async def games_of_user(self, guild_id: int, user_id: int) -> list[GameRecord]: ...
+
+    async def unpublished_games(self) -> list[GameRecord]: ...
+
+    async def find_game(
+        self, kind: str, *, channel_id: int | None = None, thread_id: int | None = None
+    ) -> GameRecord | None: ...
+
+    async def update_game(self, game_id: int, **fields: Any) -> None: ...
+
+    async def end_game(self, game_id: int, *, from_status: tuple[str, ...]) -> bool: ...
+
+    async def append_action(
+        self,
+        game_id: int,
+        expected_seq: int,
+        actor: str,
+        action_json: str,
+        state_json: str,
+        *,
+        by_robot: bool = False,
+        status: str | None = None,
+        results: Placings | None = None,
+        timers: list[TimerSpec] | None = None,
+        human_at: float | None = None,
+    ) -> int: ...
+
+    async def append_actions(
+        self,
+        game_id: int,
+        expected_seq: int,
+        actions: list[tuple[str, str, bool]],
+        state_json: str,
+        *,
+        status: str | None = None,
+        results: Placings | None = None,
+        timers: list[TimerSpec] | None = None,
+        human_at: float | None = None,
+    ) -> int: ...
+
+    async def actions(self, game_id: int) -> list[ActionRecord]: ...
+
+    # Timers ----------------------------------------------------------------------------
+
+    async def add_timer(
+        self, event: str, due_at: float, payload: dict[str, Any], game_id: int | None = None
+    ) -> Timer: ...
+
+    async def next_timer(self) -> Timer | None: ...
+
+    async def claim_due_timer(self, now: float) -> Timer | None:
+        """Delete and return the earliest timer due at `now` (None: nothing is due). Of
+        several processes claiming at once, each timer goes to exactly one."""
+        ...
+
+    async def timers(self, game_id: int | None = None) -> list[Timer]: ...
+
+    async def delete_timer(self, timer_id: int) -> bool:
+        """True for the one caller that deleted it (a claim of that timer)."""
+        ...
+
+    async def replace_game_timers(self, game_id: int, timers: list[TimerSpec]) -> None: ...
+
+    async def delete_game_timers(self, game_id: int) -> int: ...
