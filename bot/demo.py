@@ -26,11 +26,39 @@ def say(text: str) -> None:
     print(text, flush=True)
 
 
+MARK = ".paddock-demo"  # in a folder the demo wrote: it may write there again
+WRITTEN = ("races", "demo.db", "demo.db-wal", "demo.db-shm", "standings.txt", "standings.png")
+
+
+def clear_output(out: Path) -> str | None:
+    """Make `out` ready for a demo: a new or empty folder, or one a demo wrote before (only
+    what the demo writes is removed there). Anything else is refused: `--out .` must never
+    wipe a working folder. Returns the refusal, or None."""
+    if out.exists() and not out.is_dir():
+        return f"demo: {out} is a file, not a folder; pick another --out."
+    if out.exists() and any(out.iterdir()):
+        if not (out / MARK).exists():
+            return (
+                f"demo: {out} is not empty and not a previous demo's output; "
+                "pick an empty or new folder for --out."
+            )
+        for name in WRITTEN:
+            path = out / name
+            if path.is_dir():
+                shutil.rmtree(path)
+            elif path.exists():
+                path.unlink()
+    (out / "races").mkdir(parents=True, exist_ok=True)
+    (out / MARK).write_text("written by paddock demo; it replaces what it wrote here\n")
+    return None
+
+
 async def run_demo(out: Path, *, seed: int = 2026, rounds: int = 3) -> int:
     started = time.perf_counter()
-    if out.exists():
-        shutil.rmtree(out)
-    (out / "races").mkdir(parents=True)
+    refused = clear_output(out)
+    if refused:
+        say(refused)
+        return 2
     available = games()
     kind = next((k for k in LEAGUE_GAMES if k in available), None)
     if kind is None:

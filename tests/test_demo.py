@@ -46,3 +46,26 @@ def _activations(seed: int, track: str, turn: int) -> list[int]:
             e.data["section"] for e in events if e.kind == "activate" and e.data["turn"] == turn
         ]
     return sections
+
+
+def test_demo_output_never_wipes_a_folder_it_did_not_write(tmp_path: Path) -> None:
+    from bot.demo import MARK, clear_output
+
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.txt").write_text("mine")
+    refusal = clear_output(work)
+    assert refusal is not None and "not empty" in refusal
+    assert (work / "notes.txt").read_text() == "mine" and not (work / MARK).exists()
+
+    out = tmp_path / "demo-out"  # new: created and marked
+    assert clear_output(out) is None and (out / MARK).exists() and (out / "races").is_dir()
+    (out / "races" / "old.png").write_bytes(b"x")
+    (out / "demo.db").write_bytes(b"x")
+    (out / "keep.txt").write_text("a file the demo never writes")
+    assert clear_output(out) is None  # a previous demo's folder: only the demo's files go
+    assert not (out / "demo.db").exists() and list((out / "races").iterdir()) == []
+    assert (out / "keep.txt").read_text() == "a file the demo never writes"
+    file = tmp_path / "file"
+    file.write_text("x")
+    assert "is a file" in (clear_output(file) or "")
