@@ -316,55 +316,111 @@ def cmd_bench(args: argparse.Namespace) -> int:
 DB_URL_HELP = "postgresql://user@host/db (default: PADDOCK_DATABASE_URL; --db wins over it)"
 
 
+class _Defaults(argparse.HelpFormatter):
+    """Each option's help ends with its default, when it has one worth saying."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if action.default not in (None, False, argparse.SUPPRESS) and "default" not in text:
+            text += " (default: %(default)s)"
+        return text
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from rules.base import games
+    from rules.pitformula.simulate import SIM_MODES
+    from rules.rf90.catalog import TRACKS
+
     parser = argparse.ArgumentParser(
         prog="paddock", description="Racing board games and championships in Discord."
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("run", help="run the bot (needs PADDOCK_TOKEN)")
+    def command(name: str, summary: str, description: str) -> argparse.ArgumentParser:
+        # --help shows what the command does and every option's default
+        return sub.add_parser(
+            name,
+            help=summary,
+            description=description,
+            formatter_class=_Defaults,
+        )
+
+    p = command(
+        "run",
+        "run the bot (needs PADDOCK_TOKEN)",
+        "Run the Discord bot. Settings come from the environment or .env (see .env.example).",
+    )
     p.add_argument("--db", help="SQLite file (default: PADDOCK_DB_PATH or paddock.db)")
     p.add_argument("--db-url", help=DB_URL_HELP)
     p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser("demo", help="play a small robot championship offline into ./demo-out")
-    p.add_argument("--out", default="demo-out")
-    p.add_argument("--seed", type=int, default=2026)
-    p.add_argument("--rounds", type=int, default=3)
+    p = command(
+        "demo",
+        "play a small robot championship offline into ./demo-out",
+        "Play a robot championship offline: standings, race images and a verified database "
+        "in --out (a new or empty folder, or a previous demo's: nothing else is removed).",
+    )
+    p.add_argument("--out", default="demo-out", help="the output folder")
+    p.add_argument("--seed", type=int, default=2026, help="the championship's seed")
+    p.add_argument("--rounds", type=int, default=3, help="league rounds to race")
     p.set_defaults(func=cmd_demo)
 
-    p = sub.add_parser("migrate", help="apply pending database migrations")
-    p.add_argument("--db")
+    p = command(
+        "migrate",
+        "apply pending database migrations",
+        "Apply the database migrations not applied yet (the bot also does at start-up).",
+    )
+    p.add_argument("--db", help="SQLite file (default: PADDOCK_DB_PATH or paddock.db)")
     p.add_argument("--db-url", help=DB_URL_HELP)
     p.set_defaults(func=cmd_migrate)
 
-    p = sub.add_parser("simulate", help="play a robot-only game and print the result")
-    p.add_argument("game")
+    known = ", ".join(sorted(games()))
+    p = command(
+        "simulate",
+        "play a robot-only game and print the result",
+        f"Play a robot-only game and print its result. Games: {known}.",
+    )
+    p.add_argument("game", help=f"one of: {known}")
     p.add_argument("--seed", type=int, default=1, help="the seed (with --races: the first)")
     p.add_argument(
         "--races",
         type=int,
         help="play this many races (seeds --seed on) and report win rates by car type (rf90)",
     )
-    p.add_argument("--players", type=int)
-    p.add_argument("--laps", type=int)
-    p.add_argument("--track")
-    p.add_argument("--mode")
+    p.add_argument("--players", type=int, help="player seats (the game's default if unset)")
+    p.add_argument("--laps", type=int, help="laps (waddington)")
+    p.add_argument("--track", help=f"rf90: {', '.join(TRACKS)}")
+    p.add_argument("--mode", help=f"pitformula: {', '.join(SIM_MODES)}")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.set_defaults(func=cmd_simulate)
 
-    p = sub.add_parser("verify", help="replay every game's log and compare with its snapshot")
-    p.add_argument("--db")
+    p = command(
+        "verify",
+        "replay every game's log and compare with its snapshot",
+        "Replay every game's action log from its seed and compare with the stored snapshot; "
+        "exit code 1 if any differs.",
+    )
+    p.add_argument("--db", help="SQLite file (default: PADDOCK_DB_PATH or paddock.db)")
     p.add_argument("--db-url", help=DB_URL_HELP)
     p.set_defaults(func=cmd_verify)
 
-    p = sub.add_parser("copy-db", help="copy a SQLite database into an empty PostgreSQL one")
+    p = command(
+        "copy-db",
+        "copy a SQLite database into an empty PostgreSQL one",
+        "Copy every league, game, action and timer from SQLite into an empty PostgreSQL "
+        "database; then `paddock verify --db-url` checks the copy.",
+    )
     p.add_argument("--from", dest="source", required=True, help="sqlite:///path (or a path)")
     p.add_argument("--to", dest="target", required=True, help="postgresql://user@host/db")
     p.set_defaults(func=cmd_copy_db)
 
-    p = sub.add_parser("bench", help="measure speed and memory")
-    p.add_argument("--quick", action="store_true", help="a shorter run (under a minute)")
+    p = command(
+        "bench",
+        "measure speed and memory",
+        "Measure speed and memory (figures in DESIGN.md's budgets); progress on stderr, "
+        "the result on stdout.",
+    )
+    p.add_argument("--quick", action="store_true", help="a shorter run (a minute or two)")
     p.add_argument("--json", action="store_true", help="one JSON object on one line")
     p.set_defaults(func=cmd_bench)
     return parser

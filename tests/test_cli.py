@@ -302,3 +302,17 @@ def test_a_failing_migration_is_one_line_and_keeps_the_previous_version(
         versions = [r[0] for r in conn.execute("SELECT version FROM schema_migrations")]
         names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
     assert versions == [1, 2] and "half_done" not in names
+
+
+def test_every_subcommand_help_says_what_it_does_and_its_defaults(capsys) -> None:
+    for command in ("run", "demo", "migrate", "simulate", "verify", "copy-db", "bench"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        text = capsys.readouterr().out
+        description = text.split("\n\n")[1]  # after the usage: what the command does
+        assert not description.lstrip().startswith(("options:", "positional")), command
+    with pytest.raises(SystemExit):
+        main(["simulate", "--help"])
+    text = capsys.readouterr().out
+    assert "pitformula, rf90, waddington" in text and "barcelona, silverstone" in text
+    assert "standard-score" in text and "(default: 1)" in text and "None" not in text
