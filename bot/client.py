@@ -29,6 +29,7 @@ COGS = (
     "bot.cogs.pitformula",
     "bot.cogs.rf90",
     "bot.cogs.games",
+    "bot.cogs.help",
 )
 
 # What the invite URL in README.md asks for; a test keeps the two in step.

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from rules.base import get_game
-from rules.pitformula import Clear, Fix, Retire, Reveal, TakeFlag, coord_of
+from rules.pitformula import Clear, Fix, Retire, Reveal, TakeFlag, coord_of, slot_of
 from store.verify import verify_store
 from tests.bot_helpers import dump, make_bot, world
 from tests.fakediscord import ALICE, BOB, InProcessDriver
@@ -114,12 +114,10 @@ async def do(d: InProcessDriver, gid: int, seat: int, action: Any) -> None:
             await d.click(f"pd:pit:{gid}:reveal:{card}", user=user)
     elif isinstance(action, TakeFlag):
         await d.slash("pit", "flag", user=user)
-    elif isinstance(action, Clear | Retire):
-        # No slash command of their own: the same rules call as the typed shorthand.
-        text = f"clear {action.card}" if isinstance(action, Clear) else "retire"
-        from rules.pitformula import parse_command
-
-        await d.bot.get_cog("PitCog")._act(gid, user.id, parse_command(text))
+    elif isinstance(action, Clear):
+        await d.slash("pit", "clear", part=PARTS[action.card], user=user)
+    elif isinstance(action, Retire):
+        await d.slash("pit", "retire", user=user)
     else:
         raise AssertionError(f"unexpected {action}")
 
@@ -147,6 +145,10 @@ async def test_full_two_player_championship(driver: InProcessDriver) -> None:
     assert any("Final standings" in t for t in texts)
     scoring = [f for c in driver.backend.calls for f in c.files if f.filename == "scoring.png"]
     assert len(scoring) == 5 and all(f.is_png for f in scoring)
+    (standings,) = [
+        f for c in driver.backend.calls for f in c.files if f.filename == "standings.png"
+    ]
+    assert standings.is_png
     assert (await verify_store(driver.bot.store)).ok
 
 
@@ -180,6 +182,8 @@ async def test_solo_stopwatch_runs_out(driver: InProcessDriver) -> None:
             break
     assert any("stopwatch ran out" in t for t in texts)
     assert any("Rival:" in t for t in texts)
+    # The stopwatch message itself is finalised, not left at its last tick.
+    assert clock["content"] == "⏱ Race 1: the Rival's stopwatch ran out."
     record, game, state = await current(driver)
     assert game.is_terminal(state) and state.results[-1].ended_by == "time_up"
 
@@ -259,3 +263,97 @@ async def test_one_game_per_channel_and_a_lone_host_keeps_the_lobby(
     await driver.click(f"pd:pit:{lobby}:join", user=BOB)
     await driver.click(f"pd:pit:{lobby}:start", user=ALICE)
     assert (await driver.bot.store.load_game(lobby)).status == "running"
+
+
+def race_message(d: InProcessDriver, record: Any) -> dict[str, Any]:
+    return d.backend.messages[record.status_message_id]
+
+
+async def settle(d: InProcessDriver, done: Any, tries: int = 300) -> None:
+    """Wait (the race's scoring runs in the background) until done() holds."""
+    for _ in range(tries):
+        if done():
+            return
+        await asyncio.sleep(0.02)
+
+
+async def test_clear_retire_and_refusals_work_without_typed_lines(
+    driver: InProcessDriver,
+) -> None:
+    """Without the Message Content intent: `/pit clear`, `/pit retire`, and refusals that name
+    the slash command or button to use, never a typed line."""
+    await driver.slash("pit", "start", players=f"<@{BOB.id}>", races=2, user=ALICE)
+    record, _, state = await current(driver)
+    # `My cards`, then `Turn over t1`: the same private message now shows t1's numbers.
+    shown = await driver.click(f"pd:pit:{record.id}:cards", user=ALICE)
+    if not next(c for c in state.cars[0].cards if c.slot == "t1").revealed:
+        assert f"pd:pit:{record.id}:reveal:t1" in shown.response.custom_ids
+        turned = await driver.click(f"pd:pit:{record.id}:reveal:t1", user=ALICE)
+        assert turned.response.response_type == 7  # the `My cards` message, edited in place
+        assert "`t1` tyre: **" in turned.response.content
+        assert f"pd:pit:{record.id}:reveal:t1" not in turned.response.custom_ids
+    record, _, state = await current(driver)
+    hidden = next(c.slot for c in state.cars[0].cards if not c.revealed)
+    tyre = first_tyre(state)
+    await driver.slash("pit", "fix", part="t1", tokens=tyre, user=ALICE)
+    again = await driver.slash("pit", "fix", part="t1", tokens=first_tyre(state, 1), user=ALICE)
+    assert again.response.ephemeral
+    assert "t1 already has tokens on it: `/pit clear part:t1` first" in again.response.content
+    refused = await driver.slash("pit", "fix", part=hidden, tokens=tyre, user=ALICE)
+    assert f"`My cards`, then `Turn over {hidden}`" in refused.response.content
+    for answer in (again.response.content, refused.response.content):
+        assert "`clear " not in answer and "`reveal " not in answer
+
+    cleared = await driver.slash("pit", "clear", part="t1", user=ALICE)
+    assert cleared.response.ephemeral and "back on the table from t1" in cleared.response.content
+    _, _, after = await current(driver)
+    assert next(c for c in after.cars[0].cards if c.slot == "t1").tokens == []
+    assert after.where[slot_of(tyre)] < 0  # the token is on the table again
+    empty = await driver.slash("pit", "clear", part="t1", user=ALICE)
+    assert "t1 has no tokens on it" in empty.response.content
+
+    # Both crews retire: the race ends, is scored, and its message is finalised.
+    retired = await driver.slash("pit", "retire", user=ALICE)
+    assert "You retired" in retired.response.content
+    await driver.slash("pit", "retire", user=BOB)
+    await settle(driver, lambda: "over" in str(race_message(driver, record).get("content")))
+    message = race_message(driver, record)
+    assert "Race 1/2" in message["content"] and "over (every car done)" in message["content"]
+    assert "flags:" not in message["content"] and "left" not in message["content"]
+    assert not message.get("components")  # no `My cards` / `Take flag` on a finished race
+    log = [a.action_json for a in await driver.bot.store.actions(record.id)]
+    assert sum('"kind":"clear"' in a for a in log) == 1
+    assert sum('"kind":"retire"' in a for a in log) == 2
+
+
+def first_tyre(state: Any, skip: int = 0) -> str:
+    slots = [i for i, f in enumerate(state.faces) if f[0] == "T" and state.where[i] < 0]
+    return coord_of(slots[skip])
+
+
+async def test_solo_flag_stops_the_stopwatch(driver: InProcessDriver) -> None:
+    """Taking the gold flag ends the solo race: the stopwatch message says it stopped, and
+    no later tick edits it back."""
+    await driver.slash("pit", "solo", rival="rookie", races=1, user=ALICE)
+    clock = next(
+        m for m in driver.backend.messages.values() if "stopwatch" in str(m.get("content"))
+    )
+    await driver.slash("pit", "flag", user=ALICE)
+    await settle(driver, lambda: "stopped" in str(clock.get("content")))
+    assert "Race 1: the Rival's stopwatch stopped with **0:" in clock["content"]
+    mark = driver.backend.mark()
+    await asyncio.sleep(0.2)  # four clock intervals: the stopwatch loop is gone
+    assert not [c for c in driver.backend.calls[mark:] if c.path.endswith(f"/{clock['id']}")]
+    assert "stopped" in clock["content"]
+
+
+async def test_every_mode_choice_says_what_the_mode_is(driver: InProcessDriver) -> None:
+    from bot.cogs.pitformula import MODES
+
+    start = driver.bot.tree.get_command("pit").get_command("start")
+    (mode,) = [p for p in start.parameters if p.name == "mode"]
+    by_value = {c.value: c.name for c in mode.choices}
+    assert set(by_value) == set(MODES)
+    for value, name in by_value.items():
+        assert name.startswith(f"{value} - ") and len(name) <= 100
+        assert len(name) > len(value) + 20, name  # a description, not just the name

@@ -1,13 +1,18 @@
-"""Pit Formula images: valid PNGs, budgets, determinism, and that tokens, taken slots and the
-scoring sheet are drawn where the layout helpers say."""
+"""Pit Formula images: valid PNGs, budgets, determinism, that tokens, taken slots and the
+scoring sheet are drawn where the layout helpers say, and that every text reads on a phone
+(at least 12 px when the image is shown 400 px wide), recorded as it is drawn."""
 
 from __future__ import annotations
 
 import io
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import pytest
 from PIL import Image
 
+import renderer.pitformula as pit_images
+from renderer import common, pitformula_scoring, pitformula_table
 from renderer.pitformula import (
     BAD,
     GOOD,
@@ -15,6 +20,8 @@ from renderer.pitformula import (
     PART_FILL,
     TABLE_HEIGHT,
     TABLE_WIDTH,
+    TOKEN,
+    crash_band,
     render_scoring,
     render_solo_clock,
     render_table,
@@ -22,7 +29,8 @@ from renderer.pitformula import (
     token_fill_xy,
     token_xy,
 )
-from rules.pitformula import GAME, PitFormulaState, coord_of
+from renderer.pitformula_sprites import DIGIT_SIZE
+from rules.pitformula import GAME, PitFormulaState, catalog, coord_of
 from rules.pitformula.state import ON_TABLE, OUT_OF_PLAY, Fix, Go, Reveal
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -249,3 +257,160 @@ def test_solo_clock():
     image = open_png(low)
     assert any(close(p, BAD, tol=40) for p in pixels(image))  # red when nearly out
     assert not any(close(p, BAD, tol=40) for p in pixels(open_png(full)))
+
+
+# --- every text reads on a phone ------------------------------------------------------------
+
+PHONE_WIDTH = 400
+PHONE_MIN_PX = 12
+ELLIPSIS = "\u2026"
+
+
+@dataclass(frozen=True)
+class Drawn:
+    text: str
+    size: int
+
+
+@pytest.fixture
+def texts(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[Callable[[], bytes]], list]]:
+    """Records every text an image draws through `draw_text` (the car markers' labels
+    included), static layers too: their caches are emptied first so they are drawn again."""
+    drawn: list[Drawn] = []
+    real = common.draw_text
+
+    def spy(draw, xy, text, size, *args, **kwargs) -> str:  # noqa: ANN001
+        shown = real(draw, xy, text, size, *args, **kwargs)
+        if shown:
+            drawn.append(Drawn(shown, size))
+        return shown
+
+    for module in (common, pitformula_table, pitformula_scoring, pit_images):
+        monkeypatch.setattr(module, "draw_text", spy)
+
+    def clear() -> None:
+        pitformula_table._table_background.cache_clear()
+        pitformula_table._empty_slot.cache_clear()
+
+    def record(render: Callable[[], bytes]) -> list[Drawn]:
+        clear()
+        drawn.clear()
+        render()
+        return list(drawn)
+
+    yield record
+    clear()
+
+
+def assert_phone_legible(drawn: list[Drawn], width: int) -> None:
+    assert drawn
+    for t in drawn:
+        assert t.size * PHONE_WIDTH / width >= PHONE_MIN_PX, t
+        assert not t.text.endswith(ELLIPSIS), t  # nothing cut short either
+
+
+def test_the_phone_rule_is_what_the_tests_check() -> None:
+    with pytest.raises(AssertionError):
+        assert_phone_legible([Drawn("Race 1/5", 29)], TABLE_WIDTH)  # 11.6 px
+    assert_phone_legible([Drawn("Race 1/5", 30)], TABLE_WIDTH)
+    with pytest.raises(AssertionError):
+        assert_phone_legible([Drawn("Sabo\u2026", 40)], TABLE_WIDTH)
+
+
+def test_table_texts_read_on_a_phone(texts) -> None:
+    for state in (new(), go(new()), go(new(races=1)), go(new(basic=True))):
+        drawn = texts(lambda state=state: render_table(state))
+        assert_phone_legible(drawn, TABLE_WIDTH)
+        shown = [t.text for t in drawn]
+        assert f"Race {state.race.number}/{state.settings.races}" in shown
+        assert "a" in shown and "n" in shown and "5" in shown  # the coordinates
+        assert {"Tyre", "Wing", "Gas", "Engine"} <= set(shown)  # the legend
+
+
+def test_the_token_digits_read_on_a_phone() -> None:
+    # drawn inside the cached sprites, not through draw_text: the smallest digit's size
+    assert round(TOKEN * min(DIGIT_SIZE.values())) * PHONE_WIDTH / TABLE_WIDTH >= PHONE_MIN_PX
+
+
+def test_a_taken_token_shows_its_coordinate_on_a_phone(texts) -> None:
+    state = go(new())
+    state, _ = GAME.apply(state, Reveal(seat=0, cards=["t1"], at_ms=100))
+    coord = first_on_table(state, "T")
+    state, _ = GAME.apply(state, Fix(seat=0, card="t1", tokens=[coord], at_ms=200))
+    drawn = texts(lambda: render_table(state))
+    assert_phone_legible(drawn, TABLE_WIDTH)
+    assert coord in [t.text for t in drawn]
+
+
+@pytest.mark.parametrize("crash", sorted(catalog().crash_cards))
+def test_every_crash_card_fits_its_band(texts, crash: str) -> None:
+    state = go(new())
+    state.race.crash = crash
+    card = catalog().crash_cards[crash]
+    lines = crash_band(card.text())
+    assert 1 <= len(lines) <= 2 and " ".join(lines) == card.text()  # all of it, two lines
+    drawn = texts(lambda: render_table(state))
+    assert_phone_legible(drawn, TABLE_WIDTH)
+    shown = [t.text for t in drawn]
+    assert card.name in shown and all(line in shown for line in lines)
+
+
+def test_final_table_shows_the_standings_after_the_last_race(texts) -> None:
+    state = play_to_the_end(3, ERRORS)
+    assert state.phase == "over" and len(state.results) == state.settings.races == 5
+    names = {0: "Ayrton", 1: "Björn", 2: "Carla", 3: "Dmitri"}
+    drawn = texts(lambda: render_table(state, names))
+    assert_phone_legible(drawn, TABLE_WIDTH)
+    shown = [t.text for t in drawn]
+    assert "Final standings" in shown and "after 5 races: points, then trophies" in shown
+    assert not any(t.startswith("Race ") for t in shown)  # not "Race 6", nor a stale table
+    assert not any(t in ("a", "n", "Tyre") for t in shown)
+    order = [GAME.classification(state)[i].seat for i in range(4)]
+    assert [t for t in shown if t in names.values()] == [names[s] for s in order]
+    for seat in order:
+        car = state.cars[seat]
+        trophies = len(car.trophies)
+        assert f"{car.score} pts · {trophies} troph{'y' if trophies == 1 else 'ies'}" in shown
+    image = open_png(render_table(state, names))
+    assert image.width == TABLE_WIDTH and image.height < TABLE_HEIGHT
+
+
+def test_solo_final_standings_name_the_rival(texts) -> None:
+    state = play_to_the_end(5, {"mode": "solo", "players": 1, "races": 2})
+    drawn = texts(lambda: render_table(state, {0: "Ayrton"}))
+    assert_phone_legible(drawn, TABLE_WIDTH)
+    shown = [t.text for t in drawn]
+    assert "Ayrton" in shown and "The Rookie" in shown
+    assert f"{state.rival_score} pts · {len(state.rival_trophies)}" in " ".join(shown)
+
+
+def test_scoring_texts_read_on_a_phone(texts) -> None:
+    board, state = play_one_race(4, ERRORS)
+    names = {0: "Ayrton", 1: "Björn", 2: "Carla", 3: "Dmitri"}
+    drawn = texts(lambda: render_scoring(state, names, board=board))
+    assert_phone_legible(drawn, scoring_layout(state).width)
+    shown = [t.text for t in drawn]
+    assert "Race 1/5 results" in shown and set(names.values()) <= set(shown)
+    result = state.results[-1]
+    for cr in result.cars:
+        total = sum(r.cars[cr.car].points for r in state.results)
+        assert f"+{cr.points} · total {total}" in shown
+    solo_board, solo = play_one_race(5, {"mode": "solo", "players": 1})
+    drawn = texts(lambda: render_scoring(solo, {0: "Ayrton"}, board=solo_board))
+    assert_phone_legible(drawn, scoring_layout(solo).width)
+    assert "The Rookie" in [t.text for t in drawn]
+
+
+def play_to_the_end(seed: int, config: dict) -> PitFormulaState:
+    state = GAME.new_game(seed, config)
+    for _ in range(50000):
+        if GAME.is_terminal(state):
+            return state
+        seats = GAME.to_act(state)
+        if state.phase == "ready":
+            action = GAME.robot_action(state, seats[0])
+        else:
+            choices = [GAME.robot_action(state, s) for s in seats]
+            action = min(choices, key=lambda a: (getattr(a, "at_ms", None) or 0, a.seat))
+        state, _ = GAME.apply(state, action)
+    raise AssertionError("the championship did not end")

@@ -31,9 +31,12 @@ from rules.base import GameState, get_game
 from rules.errors import IllegalAction, PaddockError
 from rules.pitformula import (
     FLAG_NAMES,
+    Clear,
     Fix,
     Go,
     PitFormulaState,
+    RaceResult,
+    Retire,
     Reveal,
     TakeFlag,
     TimeUp,
@@ -62,7 +65,18 @@ MODES = {
     "constructors": {"mode": "constructors"},
     "coop": {"mode": "coop"},
 }
-MODE_CHOICES = [app_commands.Choice(name=m, value=m) for m in MODES]
+# What each mode is, in one line (docs/rules/pitformula.md, "Optional rules" and "Solo and
+# cooperative"): shown in the `mode` option's choices, so a player picks knowing what it does.
+MODE_HELP = {
+    "standard": "the rulebook game: 2-4 cars, a trophy a race, most points wins",
+    "basic": "no engines: no engine tokens, cards or engine crash cards",
+    "points": "first to 40 points wins (12 races at most)",
+    "standard-score": "flags score 5-3-2 (4 cars), 4-2 (3 cars), 3 (2 cars)",
+    "pitcrew": "doubles: 4 players, 2 cars, two crew on each car",
+    "constructors": "doubles: 4 cars in 2 teams whose points add up",
+    "coop": "2 players share one car against the Rookie's stopwatch, halved",
+}
+MODE_CHOICES = [app_commands.Choice(name=f"{m} - {MODE_HELP[m]}", value=m) for m in MODES]
 PART_CHOICES = [
     app_commands.Choice(name=n, value=v)
     for n, v in [
@@ -133,8 +147,9 @@ class PitPresenter(Presenter):
         if action == "cards":
             await cog.show_cards(interaction, game_id)
         elif action == "reveal" and arg:
-            done = await cog._act(game_id, interaction.user.id, {"kind": "reveal", "cards": [arg]})
-            await interaction.response.send_message(done, ephemeral=True)
+            await cog._act(game_id, interaction.user.id, {"kind": "reveal", "cards": [arg]})
+            # The button sits on the player's `My cards` message: show the card's numbers there.
+            await cog.show_cards(interaction, game_id, update=True)
         elif action == "flag":
             done = await cog._act(game_id, interaction.user.id, {"kind": "flag"})
             await interaction.response.send_message(done, ephemeral=True)
@@ -179,13 +194,15 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         self._dirty: set[int] = set()
         self._editors: dict[int, asyncio.Task[None]] = {}
         self._background: set[asyncio.Task[None]] = set()
+        # game id -> (the solo stopwatch message, its due time on the timers' clock, its task)
+        self._clocks: dict[int, tuple[discord.Message, float, asyncio.Task[None]]] = {}
         super().__init__(bot)
 
     async def cog_unload(self) -> None:
         for task in [*self._editors.values(), *self._background]:
             task.cancel()
 
-    def background(self, coro: Any, name: str) -> None:
+    def background(self, coro: Any, name: str) -> asyncio.Task[None]:
         """Run a coroutine on its own (a countdown, scoring), logging what fails."""
 
         async def guarded() -> None:
@@ -197,6 +214,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         task = asyncio.create_task(guarded(), name=name)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+        return task
 
     # Starting --------------------------------------------------------------------------
 
@@ -326,10 +344,11 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         if state.race.deadline_ms is not None:
             due = self.bot.timers.clock() + state.race.deadline_ms / 1000
             clock = await channel.send(_stopwatch(state.race.deadline_ms))
-            self.background(
+            task = self.background(
                 self._run_stopwatch(game_id, state.race.number, clock, due),
                 f"paddock-pit-clock-{game_id}",
             )
+            self._clocks[game_id] = (clock, due, task)
 
     async def post_race_message(self, loaded: Loaded, heading: str) -> None:
         channel = await self.table.channel_of(loaded.record)
@@ -386,6 +405,22 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         done = await self._act(record.id, interaction.user.id, action)
         await interaction.response.send_message(done, ephemeral=True)
 
+    @app_commands.command(name="clear", description="Take the tokens back off one of your cards")
+    @app_commands.describe(part="The card to clear: its tokens go back on the table")
+    @app_commands.choices(part=PART_CHOICES)
+    async def clear(self, interaction: discord.Interaction, part: app_commands.Choice[str]) -> None:
+        record = await self.table.game_here(interaction, self.presenter)
+        done = await self._act(
+            record.id, interaction.user.id, {"kind": "clear", "card": part.value}
+        )
+        await interaction.response.send_message(done, ephemeral=True)
+
+    @app_commands.command(name="retire", description="Retire your car from this race (no flag)")
+    async def retire(self, interaction: discord.Interaction) -> None:
+        record = await self.table.game_here(interaction, self.presenter)
+        done = await self._act(record.id, interaction.user.id, {"kind": "retire"})
+        await interaction.response.send_message(done, ephemeral=True)
+
     @app_commands.command(name="flag", description="Take the best flag left: your stop is over")
     async def flag(self, interaction: discord.Interaction) -> None:
         record = await self.table.game_here(interaction, self.presenter)
@@ -404,7 +439,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             return  # not one of the crews: people talk in race channels too
         try:
             action = parse_command(message.content)
-            await self._act(record.id, message.author.id, action)
+            await self._act(record.id, message.author.id, action, typed=True)
         except PaddockError as exc:
             await message.reply(
                 exc.message, mention_author=False, delete_after=15, allowed_mentions=MENTION_NONE
@@ -412,8 +447,20 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             return
         await message.add_reaction("✅")
 
-    async def _act(self, game_id: int, user_id: int, fields: dict[str, Any]) -> str:
-        """One player's action through the rules; the answer for that player."""
+    async def _act(
+        self, game_id: int, user_id: int, fields: dict[str, Any], typed: bool = False
+    ) -> str:
+        """One player's action through the rules; the answer for that player. A refusal that
+        names a typed command (`clear t1`) names the slash command or button instead, unless
+        the player typed (typed lines need the Message Content intent; these don't)."""
+        try:
+            return await self._act_now(game_id, user_id, fields)
+        except IllegalAction as exc:
+            if typed:
+                raise
+            raise type(exc)(without_typing(exc.message)) from exc
+
+    async def _act_now(self, game_id: int, user_id: int, fields: dict[str, Any]) -> str:
         async with self.table.lock(game_id):
             loaded = await self.table.load(game_id)
             mine = loaded.human_seat(user_id)
@@ -443,7 +490,11 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             self._mark_dirty(game_id)
         return _answer(action, loaded.state, mine.seat, played.events)
 
-    async def show_cards(self, interaction: discord.Interaction, game_id: int) -> None:
+    async def show_cards(
+        self, interaction: discord.Interaction, game_id: int, update: bool = False
+    ) -> None:
+        """The player's cards, privately: a new message, or (update) the `My cards` message
+        whose `Turn over` button was pressed, edited in place."""
         loaded = await self.table.load(game_id)
         mine = loaded.human_seat(interaction.user.id)
         if mine is None:
@@ -462,11 +513,15 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
                 lines.append(f"`{card['slot']}` {card['part']}: face down")
         must = _repairs_text(view["missing"]) if view["missing"] else "all done: take a flag"
         items = [button(f"Turn over {slot}", AREA, game_id, "reveal", slot) for slot in hidden]
-        await interaction.response.send_message(
-            "Your part cards:\n" + "\n".join(lines) + f"\nStill to repair: {must}.",
-            view=view_of(*items) if items else discord.utils.MISSING,
-            ephemeral=True,
-        )
+        text = "Your part cards:\n" + "\n".join(lines) + f"\nStill to repair: {must}."
+        if update:
+            await interaction.response.edit_message(
+                content=text, view=view_of(*items) if items else None
+            )
+        else:
+            await interaction.response.send_message(
+                text, view=view_of(*items) if items else discord.utils.MISSING, ephemeral=True
+            )
 
     # Publishing ------------------------------------------------------------------------
 
@@ -523,9 +578,43 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             except discord.HTTPException:
                 log.warning("could not edit the race message of game %s", game_id, exc_info=True)
 
+    async def close_race(self, loaded: Loaded) -> None:
+        """The race just scored: its message says so and loses its buttons, the stopwatch
+        stops (no "flags: 1 of 1 left" or a running clock once the race is over)."""
+        game_id = loaded.id
+        self._dirty.discard(game_id)
+        editor = self._editors.pop(game_id, None)
+        if editor is not None and not editor.done():
+            editor.cancel()  # a pending edit would put the race's last live text back
+            await asyncio.gather(editor, return_exceptions=True)
+        state: PitFormulaState = loaded.state  # type: ignore[assignment]
+        result = state.results[-1]
+        clock = self._clocks.pop(game_id, None)
+        if clock is not None:
+            message, due, task = clock
+            task.cancel()  # and wait, so that no tick lands after the final text
+            await asyncio.gather(task, return_exceptions=True)
+            left_ms = int((due - self.bot.timers.clock()) * 1000)
+            try:
+                await message.edit(content=_stopwatch_stopped(result.number, result, left_ms))
+            except discord.HTTPException:
+                log.warning("could not stop the stopwatch of game %s", game_id, exc_info=True)
+        if loaded.record.status_message_id is None:
+            return
+        channel = await self.table.channel_of(loaded.record)
+        try:
+            await channel.get_partial_message(loaded.record.status_message_id).edit(
+                content=finished_race_text(state, _names(loaded)),
+                view=None,
+                allowed_mentions=MENTION_NONE,
+            )
+        except discord.HTTPException:
+            log.warning("could not close the race message of game %s", game_id, exc_info=True)
+
     async def after_race(self, loaded: Loaded, before: PitFormulaState) -> None:
         channel = await self.table.channel_of(loaded.record)
         names = _names(loaded)
+        await self.close_race(loaded)
         state: PitFormulaState = loaded.state  # type: ignore[assignment]
         result = state.results[-1]
         scores = competitor_scores(state)
@@ -570,7 +659,10 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             lines.append(f"The Rival: {state.rival_score} points.")
         if loaded.record.league_id is not None:
             lines.append(await self.table.league_lines(loaded))
-        await channel.send("\n".join(lines), allowed_mentions=MENTION_NONE)
+        standings = Image("standings.png", lambda: render_table(state, names))
+        await channel.send(
+            "\n".join(lines), files=await draw([standings]), allowed_mentions=MENTION_NONE
+        )
         await self.store.update_game(loaded.id, published_seq=loaded.record.seq)
 
     @commands.Cog.listener()
@@ -603,10 +695,13 @@ def _names(loaded: Loaded) -> dict[int, str]:
 
 def _answer(action: Any, state: PitFormulaState, seat: int, events: list[Any]) -> str:
     car = state.cars[car_of_seat(state, seat)]
+
+    def still() -> str:
+        return _repairs_text(missing_repairs(car)) if state.phase == "repair" else "-"
+
     if isinstance(action, Fix):
         return (
-            f"Tokens {' '.join(action.tokens)} laid on {action.card}. Still to repair: "
-            f"{_repairs_text(missing_repairs(car)) if state.phase == 'repair' else '-'}."
+            f"Tokens {' '.join(action.tokens)} laid on {action.card}. Still to repair: {still()}."
         )
     if isinstance(action, TakeFlag):
         # The last flag ends the race and the table is reset: the event says which it was.
@@ -614,12 +709,60 @@ def _answer(action: Any, state: PitFormulaState, seat: int, events: list[Any]) -
         return f"You took the {FLAG_NAMES[taken]} flag." if taken is not None else "Done."
     if isinstance(action, Reveal):
         return f"Turned over {', '.join(action.cards)}: see `My cards`."
+    if isinstance(action, Clear):
+        return f"Tokens back on the table from {action.card}. Still to repair: {still()}."
+    if isinstance(action, Retire):
+        return "You retired from this race: your pit stop is over."
     return "Done."
 
 
+def without_typing(text: str) -> str:
+    """A rules message with its typed commands (`clear t1`, `reveal t1`) replaced by what works
+    without the Message Content intent: `/pit clear`, and the `Turn over` button."""
+    text = re.sub(r"`clear (\w+)`", r"`/pit clear part:\1`", text)
+    return re.sub(r"`reveal (\w+)`", r"`My cards`, then `Turn over \1`", text)
+
+
+def _clock(ms: int) -> str:
+    seconds = max(0, ms // 1000)
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
 def _stopwatch(left_ms: int) -> str:
-    seconds = max(0, left_ms // 1000)
-    return f"⏱ Rival's stopwatch: **{seconds // 60}:{seconds % 60:02d}** left"
+    return f"⏱ Rival's stopwatch: **{_clock(left_ms)}** left"
+
+
+def _stopwatch_stopped(race: int, result: RaceResult, left_ms: int) -> str:
+    if result.ended_by == "time_up":
+        return f"⏱ Race {race}: the Rival's stopwatch ran out."
+    return f"⏱ Race {race}: the Rival's stopwatch stopped with **{_clock(left_ms)}** left."
+
+
+ENDED_BY = {
+    "flags": "every flag taken",
+    "retire": "every car done",
+    "time_up": "the stopwatch ran out",
+}
+
+
+def finished_race_text(state: PitFormulaState, names: dict[int, str]) -> str:
+    """The race message once the race is scored: how each car ended it, no flags left."""
+    result = state.results[-1]
+    crash = catalog().crash_cards[result.crash].name
+    lines = [
+        f"🏁 Race {result.number}/{state.settings.races}"
+        + (" - super crash" if result.super else "")
+        + f": **{crash}** - over ({ENDED_BY.get(result.ended_by, 'finished')})."
+    ]
+    for cr in result.cars:
+        who = " & ".join(
+            discord.utils.escape_markdown(names.get(s, f"seat {s}"))
+            for s in state.cars[cr.car].seats
+        )
+        flag = f"{FLAG_NAMES[cr.took_flag]} flag" if cr.took_flag is not None else "no flag"
+        lines.append(f"Car {cr.car + 1} ({who}): {flag}, {cr.points} points")
+    lines.append("The scores are below.")
+    return "\n".join(lines)
 
 
 async def _member(guild: discord.Guild | None, user_id: int) -> discord.Member | None:

@@ -1,6 +1,6 @@
 """The life-cycle commands every game has, written once: `/<game> status`, `cancel`,
-`abandon`, `replace` and `autopilot`. A game cog subclasses `TableCog` (a GroupCog named after
-the game) and adds its own commands."""
+`abandon`, `replace` and `autopilot`, and `/<game> rules` (how to play it in Discord). A game
+cog subclasses `TableCog` (a GroupCog named after the game) and adds its own commands."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.cogs.help import rules_embed
 from bot.presenter import Presenter
 from rules.errors import PaddockError
 
@@ -98,3 +99,10 @@ class TableCog(commands.GroupCog):
     ) -> None:
         record = await self.table.game_here(interaction, self.presenter)
         await self.table.autopilot(interaction, record, mode.value == "on")
+
+    @app_commands.command(
+        name="rules", description="How to play this game on Discord (only to you)"
+    )
+    async def rules(self, interaction: discord.Interaction) -> None:
+        embed = rules_embed(self.presenter.title, self.presenter.kind)
+        await interaction.response.send_message(embed=embed, ephemeral=True)
