@@ -38,7 +38,8 @@ def user_message(error: BaseException) -> str | None:
     if isinstance(error, NotAdmin):
         return error.message
     if isinstance(error, app_commands.TransformerError):
-        return f"`{error.value}` is not a value I can use here; pick one from the list offered."
+        typed = str(error.value).replace("`", "ˋ")  # kept inside its code span
+        return f"`{typed}` is not a value I can use here; pick one from the list offered."
     if isinstance(error, app_commands.NoPrivateMessage):
         return "This command works in a server, not in direct messages."
     if isinstance(error, app_commands.CommandOnCooldown):

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.components import in_code, shown
 from renderer.standings import StandingsLine, render_standings
 from rules.championship import GAME_KINDS, PointsTable, RoundResult, StandingRow, standings
 from rules.errors import PaddockError
-from store import League, Member, Round, SqliteStore
+from store import League, Member, Round, Store
 
 
 @dataclass
@@ -25,7 +26,7 @@ class StandingsReport:
         out = []
         for row in self.rows[:limit]:
             pos = f"={row.position}" if row.tied else f"{row.position}"
-            name = self.members[row.member].display_name
+            name = in_code(self.members[row.member].display_name)  # in a code block
             wins = row.places.get(1, 0)
             out.append(
                 f"{pos:>3}. {name[:24]:<24} {row.points:>4} pts"
@@ -55,7 +56,7 @@ def league_points_table(league: League) -> PointsTable:
     )
 
 
-async def standings_report(store: SqliteStore, league: League) -> StandingsReport:
+async def standings_report(store: Store, league: League) -> StandingsReport:
     members = await store.members(league.id)
     results = await store.results(league.id)
     rounds = await store.rounds(league.id)
@@ -100,7 +101,7 @@ async def standings_report(store: SqliteStore, league: League) -> StandingsRepor
 
 
 async def league_round_for_game(
-    store: SqliteStore,
+    store: Store,
     guild_id: int,
     league_name: str | None,
     number: int | None,
@@ -120,13 +121,16 @@ async def league_round_for_game(
     league = await store.get_league(guild_id, league_name)
     if league.game != kind:
         raise PaddockError(
-            f"**{league.label}** is a {GAME_KINDS[league.game]} league, not {GAME_KINDS[kind]}."
+            f"**{shown(league.label)}** is a {GAME_KINDS[league.game]} league, not "
+            f"{GAME_KINDS[kind]}."
         )
     if not league.is_open:
-        raise PaddockError(f"Season {league.season} of **{league.name}** is closed.")
+        raise PaddockError(f"Season {league.season} of **{shown(league.name)}** is closed.")
     rnd = await store.get_round(league, number)
     if rnd.status == "done":
-        raise PaddockError(f"Round {number} of **{league.label}** already has a result.")
+        raise PaddockError(f"Round {number} of **{shown(league.label)}** already has a result.")
     if await store.member_by_user(league.id, host_id) is None:
-        raise PaddockError(f"Join **{league.label}** first (`/league join`) to open its games.")
+        raise PaddockError(
+            f"Join **{shown(league.label)}** first (`/league join`) to open its games."
+        )
     return league, rnd

@@ -344,7 +344,9 @@ async def test_robots_setting_is_an_admin_command_shown_in_info(driver: InProces
 
 async def test_a_mention_typed_into_a_name_pings_nobody(driver: InProcessDriver) -> None:
     created = await create(driver, name=f"<@{BOB.id}> Cup", user=ALICE)
-    assert f"<@{BOB.id}>" in created.content
+    # Shown, but no longer a mention: a zero-width space follows its `<` and `@`.
+    assert f"**<\u200b@\u200b{BOB.id}> Cup**" in created.content
+    assert f"<@{BOB.id}>" not in created.content.replace(f"league:<@{BOB.id}> Cup`", "")
     allowed = created.last.json.get("allowed_mentions") or created.last.json["data"].get(
         "allowed_mentions"
     )

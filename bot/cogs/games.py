@@ -8,6 +8,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.components import shown
 from bot.presenter import timestamp
 from rules.base import get_game
 
@@ -62,11 +63,7 @@ class GamesCog(commands.Cog):
             return f"**{title}** #{record.id} in {where}: lobby, waiting for the start"
         loaded = await table.load(record.id)
         mine = loaded.human_seat(user_id)
-        seat_text = (
-            f"you drive {discord.utils.escape_markdown(mine.name)}"
-            if mine
-            else "your car was handed to a robot"
-        )
+        seat_text = f"you drive {shown(mine.name)}" if mine else "your car was handed to a robot"
         if mine is not None and mine.autopilot:
             seat_text += " (autopilot)"
         game = get_game(record.kind)
@@ -77,7 +74,7 @@ class GamesCog(commands.Cog):
         elif mine is not None and mine.seat in waiting:
             turn = "**your turn**"
         else:
-            names = ", ".join(discord.utils.escape_markdown(loaded.name(s)) for s in waiting)
+            names = ", ".join(shown(loaded.name(s)) for s in waiting)
             turn = f"{names} to act"
         deadline = await table.deadline(loaded)
         due = f", due {timestamp(deadline)}" if deadline else ""

@@ -10,7 +10,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.components import button, view_of
+from bot.components import INVALID_BUTTON, button, in_code, shown, view_of
 from bot.errors import NotAdmin
 from bot.league_tables import league_points_table, standings_report
 from rules.championship import (
@@ -22,7 +22,7 @@ from rules.championship import (
     points_tables,
 )
 from rules.errors import PaddockError
-from store import League, Member
+from store import League, Member, NotFound
 
 if TYPE_CHECKING:
     from bot.client import PaddockBot
@@ -106,7 +106,7 @@ class LeagueCog(commands.Cog):
     async def _member_of(self, league: League, user_id: int) -> Member:
         member = await self.store.member_by_user(league.id, user_id)
         if member is None:
-            raise PaddockError(f"<@{user_id}> is not a member of **{league.label}**.")
+            raise PaddockError(f"<@{user_id}> is not a member of **{shown(league.label)}**.")
         return member
 
     # Autocomplete ----------------------------------------------------------------------
@@ -167,9 +167,9 @@ class LeagueCog(commands.Cog):
         )
         season = f"season {league.season}" if league.season > 1 else "its first season"
         await interaction.response.send_message(
-            f"League **{league.name}** created ({GAME_KINDS[league.game]}, {season}, points "
-            f"{'-'.join(map(str, league.points))}). Drivers join with "
-            f"`/league join league:{league.name}`.",
+            f"League **{shown(league.name)}** created ({GAME_KINDS[league.game]}, {season}, "
+            f"points {'-'.join(map(str, league.points))}). Drivers join with "
+            f"`/league join league:{in_code(league.name)}`.",
             view=self._join_view(league),
         )
 
@@ -183,7 +183,7 @@ class LeagueCog(commands.Cog):
             )
             return
         lines = [
-            f"**{lg.name}** - {GAME_KINDS[lg.game]}, season {lg.season}"
+            f"**{shown(lg.name)}** - {GAME_KINDS[lg.game]}, season {lg.season}"
             f"{'' if lg.is_open else ' (closed)'}"
             for lg in leagues
         ]
@@ -213,7 +213,8 @@ class LeagueCog(commands.Cog):
         )
         car = f" in the {member.colour} car" if member.colour else ""
         await interaction.response.send_message(
-            f"{interaction.user.mention} joined **{found.label}**{car} as {member.display_name}."
+            f"{interaction.user.mention} joined **{shown(found.label)}**{car} as "
+            f"{shown(member.display_name)}."
         )
 
     @league.command(name="leave", description="Leave a league (your results stay)")
@@ -222,7 +223,7 @@ class LeagueCog(commands.Cog):
         found = await self._league(interaction, league)
         await self.store.leave_league(found, interaction.user.id)
         await interaction.response.send_message(
-            f"You left **{found.label}**. Your results this season stay in the standings.",
+            f"You left **{shown(found.label)}**. Your results this season stay in the standings.",
             ephemeral=True,
         )
 
@@ -232,7 +233,7 @@ class LeagueCog(commands.Cog):
         found = await self._league(interaction, league)
         members = await self.store.members(found.id, active_only=True)
         rounds = await self.store.rounds(found.id)
-        embed = discord.Embed(title=found.label, colour=discord.Colour.dark_green())
+        embed = discord.Embed(title=shown(found.label), colour=discord.Colour.dark_green())
         embed.add_field(name="Game", value=GAME_KINDS[found.game])
         embed.add_field(name="Status", value="open" if found.is_open else "closed")
         embed.add_field(
@@ -242,7 +243,7 @@ class LeagueCog(commands.Cog):
         embed.add_field(name="Rounds", value=f"{done} of {len(rounds)} raced")
         embed.add_field(name="Robots", value=_robots_rule(found), inline=False)
         drivers = "\n".join(
-            f"<@{m.user_id}> {m.display_name}" + (f" ({m.colour})" if m.colour else "")
+            f"<@{m.user_id}> {shown(m.display_name)}" + (f" ({m.colour})" if m.colour else "")
             for m in members[:30]
         )
         embed.add_field(name=f"Drivers ({len(members)})", value=drivers or "none yet", inline=False)
@@ -257,12 +258,12 @@ class LeagueCog(commands.Cog):
             text = "No rounds yet. An admin adds them with `/league round-set`."
         else:
             text = "\n".join(
-                f"**Round {r.number}** - {r.name}"
-                + (f" - {r.scheduled}" if r.scheduled else "")
+                f"**Round {r.number}** - {shown(r.name)}"
+                + (f" - {shown(r.scheduled)}" if r.scheduled else "")
                 + (" - done" if r.status == "done" else "")
                 for r in rounds
             )
-        embed = discord.Embed(title=f"{found.label} - calendar", description=text)
+        embed = discord.Embed(title=f"{shown(found.label)} - calendar", description=text)
         await interaction.response.send_message(embed=embed)
 
     @league.command(name="standings", description="The championship table (text and image)")
@@ -282,7 +283,7 @@ class LeagueCog(commands.Cog):
         report = await standings_report(self.store, found)
         png = report.png()
         embed = discord.Embed(
-            title=f"{report.title()} - standings",
+            title=f"{shown(report.title())} - standings",
             description=f"```\n{report.text()}\n```",
             colour=discord.Colour.gold(),
         )
@@ -314,10 +315,11 @@ class LeagueCog(commands.Cog):
                 pts = table.points_for(r.place)
                 place = f"{r.place}." if r.place else "-"
                 extra = "" if r.status == "finished" else f" ({r.status})"
-                lines.append(f"{place} {m.display_name}{extra} - {pts} pts")
+                lines.append(f"{place} {shown(m.display_name)}{extra} - {pts} pts")
             text = "\n".join(lines)
         embed = discord.Embed(
-            title=f"{found.label} - round {rnd.number}: {rnd.name}", description=text
+            title=f"{shown(found.label)} - round {rnd.number}: {shown(rnd.name)}",
+            description=text,
         )
         await interaction.response.send_message(embed=embed)
 
@@ -340,8 +342,8 @@ class LeagueCog(commands.Cog):
         found = await self._league(interaction, league)
         rnd = await self.store.set_round(found, number, name, date)
         await interaction.response.send_message(
-            f"Round {rnd.number} of **{found.label}** is {rnd.name}"
-            + (f" ({rnd.scheduled})." if rnd.scheduled else ".")
+            f"Round {rnd.number} of **{shown(found.label)}** is {shown(rnd.name)}"
+            + (f" ({shown(rnd.scheduled)})." if rnd.scheduled else ".")
         )
 
     @league.command(name="round-remove", description="Admin: remove a round with no result")
@@ -356,7 +358,7 @@ class LeagueCog(commands.Cog):
         found = await self._league(interaction, league)
         rnd = await self.store.remove_round(found, number)
         await interaction.response.send_message(
-            f"Round {rnd.number} ({rnd.name}) removed from **{found.label}**."
+            f"Round {rnd.number} ({shown(rnd.name)}) removed from **{shown(found.label)}**."
         )
 
     @league.command(name="record", description="Admin: record a round raced elsewhere")
@@ -390,7 +392,7 @@ class LeagueCog(commands.Cog):
             placings.append((member.id, place, "retired" if uid in retired_ids else "finished"))
         await self.store.record_round(found, rnd, placings, source="manual")
         await interaction.response.send_message(
-            f"Round {rnd.number} ({rnd.name}) of **{found.label}** recorded: "
+            f"Round {rnd.number} ({shown(rnd.name)}) of **{shown(found.label)}** recorded: "
             + ", ".join(f"{p}. <@{u}>" for p, u in enumerate(user_ids, start=1))
         )
 
@@ -417,8 +419,8 @@ class LeagueCog(commands.Cog):
         await self.store.correct_result(found, rnd, member, place, new_status)
         where = f"place {place}" if place else "unclassified"
         await interaction.response.send_message(
-            f"Corrected: {member.display_name} is {where} ({new_status}) in round {rnd.number} "
-            f"of **{found.label}**."
+            f"Corrected: {shown(member.display_name)} is {where} ({new_status}) in round "
+            f"{rnd.number} of **{shown(found.label)}**."
         )
 
     @league.command(name="remove-member", description="Admin: remove a driver from a league")
@@ -430,7 +432,8 @@ class LeagueCog(commands.Cog):
         found = await self._league(interaction, league)
         member = await self.store.leave_league(found, driver.id)
         await interaction.response.send_message(
-            f"{member.display_name} was removed from **{found.label}**; their results stay."
+            f"{shown(member.display_name)} was removed from **{shown(found.label)}**; their "
+            "results stay."
         )
 
     @league.command(name="points", description="Admin: change the league's points table")
@@ -450,7 +453,7 @@ class LeagueCog(commands.Cog):
         name, values = _points_choice(table.value if table else None, custom_points)
         updated = await self.store.set_points_table(found, name, values)
         await interaction.response.send_message(
-            f"**{updated.label}** now scores {'-'.join(map(str, updated.points))}; "
+            f"**{shown(updated.label)}** now scores {'-'.join(map(str, updated.points))}; "
             "the standings are recounted with it."
         )
 
@@ -473,7 +476,7 @@ class LeagueCog(commands.Cog):
         found = await self._league(interaction, league)
         updated = await self.store.set_robots_take_places(found, places.value == "on")
         await interaction.response.send_message(
-            f"**{discord.utils.escape_markdown(updated.label)}**: {_robots_rule(updated)}. "
+            f"**{shown(updated.label)}**: {_robots_rule(updated)}. "
             "Rounds already recorded keep their results.",
             allowed_mentions=discord.AllowedMentions.none(),
         )
@@ -485,11 +488,13 @@ class LeagueCog(commands.Cog):
         found = await self._league(interaction, league)
         closed = await self.store.close_season(found)
         report = await standings_report(self.store, closed)
-        champion = [report.members[r.member].display_name for r in report.rows if r.position == 1]
+        champion = [
+            shown(report.members[r.member].display_name) for r in report.rows if r.position == 1
+        ]
         crown = f" Champion: {' and '.join(champion)}." if champion and report.rounds_done else ""
         await interaction.response.send_message(
-            f"Season {closed.season} of **{closed.name}** is closed.{crown} "
-            f"`/league create name:{closed.name}` starts the next season."
+            f"Season {closed.season} of **{shown(closed.name)}** is closed.{crown} "
+            f"`/league create name:{in_code(closed.name)}` starts the next season."
         )
 
     @league.command(name="admin-role", description="Manage Server: the role that runs leagues")
@@ -519,11 +524,16 @@ class LeagueCog(commands.Cog):
     async def on_button(
         self, interaction: discord.Interaction, ref: int, action: str, arg: str | None
     ) -> None:
-        if action != "join":
-            raise PaddockError("This button is no longer in use.")
-        league = await self.store.league_by_id(ref)
-        if interaction.guild is None or league.guild_id != interaction.guild.id:
-            raise PaddockError("That league belongs to another server.")
+        # The only league button is `pd:league:<id>:join`; anything else, a league that is
+        # gone or one of another server is a stale or forged button.
+        if action != "join" or arg is not None or interaction.guild is None:
+            raise PaddockError(INVALID_BUTTON)
+        try:
+            league = await self.store.league_by_id(ref)
+        except NotFound:
+            raise PaddockError(INVALID_BUTTON) from None
+        if league.guild_id != interaction.guild.id:
+            raise PaddockError(INVALID_BUTTON)
         taken = {m.colour for m in await self.store.members(league.id, active_only=True)}
         free = [c for c in CAR_COLOURS[league.game] if c not in taken]
         colour = free[0] if free else None
@@ -532,10 +542,10 @@ class LeagueCog(commands.Cog):
         )
         car = f" in the {member.colour} car" if member.colour else ""
         await interaction.response.send_message(
-            f"{interaction.user.mention} joined **{league.label}**{car}. Choose another colour "
-            f"with `/league join league:{league.name} colour:...`."
+            f"{interaction.user.mention} joined **{shown(league.label)}**{car}. Choose another "
+            f"colour with `/league join league:{in_code(league.name)} colour:...`."
             if member.colour
-            else f"{interaction.user.mention} joined **{league.label}**."
+            else f"{interaction.user.mention} joined **{shown(league.label)}**."
         )
 
 
