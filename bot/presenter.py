@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import discord
 
+from bot.components import shown
 from rules.base import Event, Game, GameState, get_game
 from store.models import GameRecord, Seat, TimerSpec
 
@@ -166,7 +167,8 @@ class Presenter:
         return True
 
     def event_lines(self, events: list[Event]) -> list[str]:
-        return [e.text for e in events if e.text]
+        # event texts name drivers as they typed their names: shown escaped
+        return [shown(e.text) for e in events if e.text]
 
     def board(self, loaded: Loaded, highlight: int | None) -> Image | list[Image] | None:
         """The image(s) posted once per completed move (None: text only)."""

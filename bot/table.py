@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.components import INVALID_BUTTON, view_of
+from bot.components import INVALID_BUTTON, shown, view_of
 from bot.presenter import REMINDER_AT, Frame, Image, Loaded, Presenter
 from bot.table_life import MENTION_NONE, LifeCycle, mention_only
 from rules.base import Action, Event, GameState, get_game
@@ -153,7 +153,7 @@ class Table(LifeCycle):
             raise PaddockError(f"This {presenter.noun} is over.")
         mine = loaded.human_seat(user_id)
         if mine is None or mine.seat not in waiting:
-            names = ", ".join(loaded.name(s) for s in waiting)
+            names = ", ".join(shown(loaded.name(s)) for s in waiting)
             raise NotYourTurn(
                 f"It's not your turn: {names} {'is' if len(waiting) == 1 else 'are'} to act."
             )
@@ -493,8 +493,8 @@ class Table(LifeCycle):
 
         lines = []
         for seq, actor, events in (await self.history(loaded))[-count:]:
-            said = "; ".join(e.text for e in events if e.text) or "(no public effect)"
-            lines.append(f"`{seq}` {discord.utils.escape_markdown(who(actor))}: {said}")
+            said = "; ".join(shown(e.text) for e in events if e.text) or "(no public effect)"
+            lines.append(f"`{seq}` {shown(who(actor))}: {said}")
         return _clip("\n".join(lines) or "Nothing has been played yet.")
 
     # Publishing ------------------------------------------------------------------------
@@ -711,9 +711,9 @@ class Table(LifeCycle):
             placings = places_among_members(placings)
         by_user = {s.user_id: s.name for s in loaded.seats.values()}
         points = ", ".join(
-            f"{by_user[u]} {table.points_for(p) if p else 0}" for u, p, _ in placings
+            f"{shown(by_user[u])} {table.points_for(p) if p else 0}" for u, p, _ in placings
         )
-        return f"\nLeague points ({league.label}, recorded): {points or 'none'}"
+        return f"\nLeague points ({shown(league.label)}, recorded): {points or 'none'}"
 
     # Recovery --------------------------------------------------------------------------
 

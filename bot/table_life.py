@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.components import button, human_seat, view_of
+from bot.components import INVALID_BUTTON, button, human_seat, shown, view_of
 from bot.presenter import Loaded, Presenter, timestamp
 from rules.base import Event, get_game
 from rules.errors import PaddockError
@@ -103,13 +103,13 @@ class LifeCycle:
             # A message in a thread cannot start another thread: open it in the parent.
             thread = await channel.create_thread(name=name, type=discord.ChannelType.public_thread)
             await interaction.response.send_message(
-                f"🏁 **{discord.utils.escape_markdown(title)}** - {presenter.noun} #{record.id}: "
+                f"🏁 **{shown(title)}** - {presenter.noun} #{record.id}: "
                 f"lobby open in {thread.mention}.",
                 allowed_mentions=MENTION_NONE,
             )
         else:
             await interaction.response.send_message(
-                f"🏁 **{discord.utils.escape_markdown(title)}** - {presenter.noun} #{record.id}: "
+                f"🏁 **{shown(title)}** - {presenter.noun} #{record.id}: "
                 "lobby open in the thread below.",
                 allowed_mentions=MENTION_NONE,
             )
@@ -130,8 +130,9 @@ class LifeCycle:
         presenter = self.presenter(record)
         settings = record.settings
         colours = settings.get("colours", {})
+        title = shown(settings.get("title", presenter.title))
         embed = discord.Embed(
-            title=f"{settings.get('title', presenter.title)} - {presenter.noun} #{record.id}",
+            title=f"{title} - {presenter.noun} #{record.id}",
             colour=discord.Colour.red(),
         )
         lines = presenter.lobby_lines(record)
@@ -143,7 +144,8 @@ class LifeCycle:
         embed.add_field(
             name=f"Drivers ({len(seats)}/{settings.get('max_players', presenter.max_players)})",
             value="\n".join(
-                f"<@{s.user_id}> {discord.utils.escape_markdown(s.name)}"
+                (f"<@{s.user_id}> " if s.user_id else "")
+                + shown(s.name)
                 + (f" ({colours[str(s.user_id)]})" if str(s.user_id) in colours else "")
                 for s in seats
             )
@@ -231,6 +233,8 @@ class LifeCycle:
                 if settings.get("host") == user.id:
                     settings["host"] = seats[0].user_id  # the host passes to the next driver
             elif action in ("robot-add", "robot-remove"):
+                if not (presenter.max_cars > 1 and "robots" in settings):
+                    raise PaddockError(INVALID_BUTTON)  # this lobby offers no such button
                 await self.require_manager(interaction, record, "change the robots")
                 robots = settings.get("robots", 0) + (1 if action == "robot-add" else -1)
                 if not 0 <= robots <= presenter.max_cars - 1:
@@ -475,7 +479,7 @@ class LifeCycle:
             loaded.seats[seat.seat] = seat.model_copy(update={"robot": True})
             await interaction.response.send_message(
                 f"🤖 {interaction.user.mention} handed {user.mention}'s car "
-                f"({discord.utils.escape_markdown(seat.name)}) to a robot for the rest of the "
+                f"({shown(seat.name)}) to a robot for the rest of the "
                 f"{presenter.noun}; it scores no league points.",
                 allowed_mentions=MENTION_NONE,
             )

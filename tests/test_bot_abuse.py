@@ -702,13 +702,6 @@ async def test_fuzzed_forged_buttons_are_refused_in_one_line_and_change_nothing(
         assert len(answers) > 20, answers
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bot/table_life.py LifeCycle.lobby_button accepts robot-add/robot-remove on a "
-    "lobby that offers no Robot buttons (RF90, Pit Formula): settings['robots'] changes, the "
-    "lobby is edited in public, and the start then seats that many robots (a Pit Formula "
-    "game of one player and three robots that never act)",
-)
 @pytest.mark.parametrize(
     "command",
     [

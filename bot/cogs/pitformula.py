@@ -21,7 +21,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.table_commands import TableCog
-from bot.components import button, human_seat, view_of
+from bot.components import button, human_seat, shown, view_of
 from bot.league_tables import league_round_for_game
 from bot.presenter import Image, Loaded, Presenter
 from bot.table import draw
@@ -534,9 +534,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             + (f": **{crash.name}**" if crash else ""),
         ]
         for i, car in enumerate(state.cars):
-            who = " & ".join(
-                discord.utils.escape_markdown(names.get(s, f"seat {s}")) for s in car.seats
-            )
+            who = " & ".join(shown(names.get(s, f"seat {s}")) for s in car.seats)
             status = (
                 f"{FLAG_NAMES[car.flag]} flag"
                 if car.flag is not None
@@ -623,14 +621,13 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             who = " & ".join(names[s] for s in state.cars[cr.car].seats)
             flag = f"{FLAG_NAMES[cr.flag]} flag, " if cr.flag is not None else ""
             wrong = f"wrong: {', '.join(cr.errors)}, " if cr.errors else ""
-            lines.append(f"{discord.utils.escape_markdown(who)}: {flag}{wrong}{cr.points} points")
+            lines.append(f"{shown(who)}: {flag}{wrong}{cr.points} points")
         if result.rival is not None:
             lines.append(f"Rival: {result.rival.points} points (total {state.rival_score})")
         lines.append(
             "Championship: "
             + ", ".join(
-                f"{discord.utils.escape_markdown(' & '.join(names[s] for s in car.seats))} "
-                f"{car.score}"
+                f"{shown(' & '.join(names[s] for s in car.seats))} {car.score}"
                 for car in state.cars
             )
             + f" (scores {scores})"
@@ -652,7 +649,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         for p in loaded.game.classification(state):
             car = state.cars[car_of_seat(state, p.seat)]
             lines.append(
-                f"{p.place}. {discord.utils.escape_markdown(names[p.seat])}: {car.score} points, "
+                f"{p.place}. {shown(names[p.seat])}: {car.score} points, "
                 f"{len(car.trophies)} trophies"
             )
         if state.settings.solo:
@@ -755,10 +752,7 @@ def finished_race_text(state: PitFormulaState, names: dict[int, str]) -> str:
         + f": **{crash}** - over ({ENDED_BY.get(result.ended_by, 'finished')})."
     ]
     for cr in result.cars:
-        who = " & ".join(
-            discord.utils.escape_markdown(names.get(s, f"seat {s}"))
-            for s in state.cars[cr.car].seats
-        )
+        who = " & ".join(shown(names.get(s, f"seat {s}")) for s in state.cars[cr.car].seats)
         flag = f"{FLAG_NAMES[cr.took_flag]} flag" if cr.took_flag is not None else "no flag"
         lines.append(f"Car {cr.car + 1} ({who}): {flag}, {cr.points} points")
     lines.append("The scores are below.")

@@ -21,7 +21,7 @@ from discord import app_commands
 
 from bot.choices import PAGE, Facet, decode, encode, narrow
 from bot.cogs.table_commands import TableCog
-from bot.components import button, view_of
+from bot.components import button, shown, view_of
 from bot.league_tables import league_round_for_game
 from bot.presenter import Frame, Image, Loaded, Presenter, Prompt, duration, timestamp
 from bot.table import draw
@@ -315,7 +315,7 @@ class RF90Presenter(Presenter):
         who = ", ".join(
             f"<@{loaded.seats[s].user_id}>"
             if loaded.seats[s].user_id
-            else discord.utils.escape_markdown(loaded.seats[s].name)
+            else shown(loaded.seats[s].name)
             for s in seats
             if s in loaded.seats
         )
@@ -350,7 +350,7 @@ class RF90Presenter(Presenter):
         lines = ["🏁 **Classification**"]
         for place, car in enumerate(loaded.game.race_classification(state), start=1):
             status = "" if car.running else f" ({car.status})"
-            lines.append(f"{place}. {discord.utils.escape_markdown(car.name)}{status}")
+            lines.append(f"{place}. {shown(car.name)}{status}")
         return lines, Image(f"race{loaded.id}-result.png", lambda: render_classification(state))
 
     async def on_button(
@@ -432,7 +432,7 @@ def dashboard(state: RF90State, seat: int) -> str:
     hand = ", ".join(cards[c].label for c in car.hand) or "no cards"
     skills, strategies = _names("skill"), _names("strategy")
     return (
-        f"**{discord.utils.escape_markdown(car.name)}** · section {car.section}, lap "
+        f"**{shown(car.name)}** · section {car.section}, lap "
         f"{car.lap} · tyres {car.tyre or '-'} ({car.chips} chips) · damage {car.damage_red} red, "
         f"{car.damage_brown} brown · refuel by turn {car.fuel_turn} · strategy "
         f"{strategies.get(car.strategy or '', '-')} · skill {skills.get(car.skill or '', '-')}\n"
@@ -534,7 +534,7 @@ class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 r
         state: RF90State = GAME.load_state(record.state_json)  # type: ignore[assignment]
         done = "the whole race" if state.phase == "finished" else f"up to game turn {state.turn}"
         await interaction.followup.send(
-            f"Replay of {discord.utils.escape_markdown(record.settings.get('title', 'the race'))}"
+            f"Replay of {shown(record.settings.get('title', 'the race'))}"
             f": {done}, one frame per section activation.",
             file=discord.File(io.BytesIO(data), filename=f"race{record.id}-replay.webp"),
         )
