@@ -141,6 +141,22 @@ def super_race(state: PitFormulaState) -> bool:
     return n >= st.races or 5 * (n - 1) >= 4 * st.races
 
 
+def _card_name(word: str) -> str:
+    """A card named the way actions name it (t1-t4, w, g, e); IllegalAction otherwise, saying
+    the name to use (`coords.normalise_card` reads the other spellings typed text may use)."""
+    if word in coords.CARD_SLOTS:
+        return word
+    raise IllegalAction(f"Name the card `{coords.normalise_card(word)}`, not `{word}`.")
+
+
+def _token_name(word: str) -> str:
+    """A token named the way actions name it (`b3`, or `spare`); IllegalAction otherwise."""
+    canonical = coords.normalise_token(word)
+    if canonical != word:
+        raise IllegalAction(f"Name the token `{canonical}`, not `{word}`.")
+    return word
+
+
 # --- the game -------------------------------------------------------------------------------
 
 
@@ -198,49 +214,17 @@ class PitFormula(Game[PitFormulaState]):
     # apply ------------------------------------------------------------------------------
 
     def apply(self, state: PitFormulaState, action: Action) -> tuple[PitFormulaState, list[Event]]:
-        if state.phase == "over":
-            raise IllegalAction("The championship is over.")
+        self.check_action(state, action)
         car_i = car_of_seat(state, action.seat)
-        car = state.cars[car_i]
         if isinstance(action, Go):
-            if state.phase != "ready":
-                raise IllegalAction("The race is already on.")
-            if car_i != state.starter:
-                raise NotYourTurn("The winner of the last race draws the crash card.")
             new = state.model_copy(deep=True)
             events = self._go(new)
             new.moves += 1
             return new, events
-        if not isinstance(action, Timed):
-            raise IllegalAction("Pit Formula does not know that action.")
-        if state.phase != "repair":
-            raise IllegalAction("The race has not started: draw the crash card first.")
-        if car.flag is not None:
-            raise IllegalAction("You have taken a flag: your pit stop is over for this race.")
-        if car.retired:
-            raise IllegalAction("You have retired from this race.")
+        assert isinstance(action, Timed)
         now = state.race.clock_ms if action.at_ms is None else action.at_ms
-        deadline = state.race.deadline_ms
         if isinstance(action, TimeUp):
-            if deadline is None:
-                raise IllegalAction("There is no stopwatch in this mode.")
-            if action.at_ms is not None and action.at_ms < deadline:
-                raise IllegalAction("The stopwatch has not run out yet.")
-            now = max(now, deadline)
-        elif deadline is not None and now > deadline:
-            raise IllegalAction("The stopwatch has run out.")
-
-        if isinstance(action, Reveal):
-            self._check_reveal(state, car, action)
-        elif isinstance(action, Fix):
-            card, tokens = self._check_fix(state, car, action)
-        elif isinstance(action, Clear):
-            clear_slot = self._card(car, coords.normalise_card(action.card))
-            if not clear_slot.tokens:
-                raise IllegalAction(f"{clear_slot.slot} has no tokens on it.")
-        elif isinstance(action, TakeFlag) and len(state.race.flags_taken) >= state.race.flags:
-            raise IllegalAction("Every flag has been taken.")
-
+            now = max(now, state.race.deadline_ms or 0)
         new = state.model_copy(deep=True)
         new.moves += 1
         race = new.race
@@ -252,7 +236,7 @@ class PitFormula(Game[PitFormulaState]):
         if isinstance(action, Reveal):
             shown = []
             for name in action.cards:
-                cs = self._card(ncar, coords.normalise_card(name))
+                cs = self._card(ncar, name)
                 if not cs.revealed:
                     cs.revealed = True
                     shown.append(f"{cs.slot} {card_numbers(cs)[0]}-{card_numbers(cs)[1]}")
@@ -260,8 +244,8 @@ class PitFormula(Game[PitFormulaState]):
                 Event(kind="reveal", text=f"car {car_i + 1} turns over {', '.join(shown)}")
             )
         elif isinstance(action, Fix):
-            cs = self._card(ncar, card)
-            for t in tokens:
+            cs = self._card(ncar, action.card)
+            for t in action.tokens:
                 if t == SPARE:
                     cs.tokens.append(SPARE_SLOT)
                     race.spares_left -= 1
@@ -274,12 +258,12 @@ class PitFormula(Game[PitFormulaState]):
             events.append(
                 Event(
                     kind="fix",
-                    text=f"car {car_i + 1} repairs {card} with {' '.join(tokens)}",
-                    data={"car": car_i, "card": card, "tokens": tokens},
+                    text=f"car {car_i + 1} repairs {action.card} with {' '.join(action.tokens)}",
+                    data={"car": car_i, "card": action.card, "tokens": list(action.tokens)},
                 )
             )
         elif isinstance(action, Clear):
-            cs = self._card(ncar, coords.normalise_card(action.card))
+            cs = self._card(ncar, action.card)
             for t in cs.tokens:
                 if t == SPARE_SLOT:
                     race.spares_left += 1
@@ -309,7 +293,67 @@ class PitFormula(Game[PitFormulaState]):
             events += self._finish_race(new)
         return new, events
 
-    # validation helpers -------------------------------------------------------------------
+    # what apply accepts -------------------------------------------------------------------
+
+    def check_action(self, state: PitFormulaState, action: Action) -> None:
+        """Raise IllegalAction (NotYourTurn for a seat that may not act) unless `apply`
+        accepts this action now. `apply` accepts exactly (docs/rules/pitformula.md, "What a
+        crew may send"):
+
+        - `Go` before a race, from a crew member of the starting car;
+        - during a race, from a crew member of a car that has neither taken a flag nor retired,
+          at the action's time t (`at_ms`, or the race clock when it is None):
+          - `Reveal`: one or more of the car's cards, named once each (t1-t4, w, g, e; no e in
+            the basic game), at least one of them face down (face-up ones stay as they are);
+          - `Fix`: a face-up card with no tokens, and 1 or 2 tokens for a tyre card, exactly 2
+            otherwise: each a coordinate (a-n and 1-5, like `b3`) of a token of the card's part
+            that is on the table, named once, or `spare` (at most the spare parts left);
+          - `Clear`: one of the car's cards with tokens on it;
+          - `TakeFlag`: while a flag is free;
+          - `Retire`;
+          - these only while the stopwatch (solo and cooperative) has not run out, t <= the
+            deadline; and `TimeUp` only once it has, t >= the deadline.
+        Names are the canonical ones that the text parser (`coords.parse_command`) produces:
+        lower case, `spare` for a spare part.
+
+        `legal_actions` lists all of these at the race clock (at_ms None) except `Fix`, whose
+        tokens are free-form, and it reveals one card at a time."""
+        if state.phase == "over":
+            raise IllegalAction("The championship is over.")
+        car_i = car_of_seat(state, action.seat)
+        car = state.cars[car_i]
+        if isinstance(action, Go):
+            if state.phase != "ready":
+                raise IllegalAction("The race is already on.")
+            if car_i != state.starter:
+                raise NotYourTurn("The winner of the last race draws the crash card.")
+            return
+        if not isinstance(action, Reveal | Fix | Clear | TakeFlag | Retire | TimeUp):
+            raise IllegalAction("Pit Formula does not know that action.")
+        if state.phase != "repair":
+            raise IllegalAction("The race has not started: draw the crash card first.")
+        if car.flag is not None:
+            raise IllegalAction("You have taken a flag: your pit stop is over for this race.")
+        if car.retired:
+            raise IllegalAction("You have retired from this race.")
+        t = state.race.clock_ms if action.at_ms is None else action.at_ms
+        deadline = state.race.deadline_ms
+        if isinstance(action, TimeUp):
+            if deadline is None:
+                raise IllegalAction("There is no stopwatch in this mode.")
+            if t < deadline:
+                raise IllegalAction("The stopwatch has not run out yet.")
+        elif deadline is not None and t > deadline:
+            raise IllegalAction("The stopwatch has run out.")
+        if isinstance(action, Reveal):
+            self._check_reveal(car, action)
+        elif isinstance(action, Fix):
+            self._check_fix(state, car, action)
+        elif isinstance(action, Clear):
+            if not self._card(car, _card_name(action.card)).tokens:
+                raise IllegalAction(f"{action.card} has no tokens on it.")
+        elif isinstance(action, TakeFlag) and len(state.race.flags_taken) >= state.race.flags:
+            raise IllegalAction("Every flag has been taken.")
 
     @staticmethod
     def _card(car: Car, name: str) -> CardSlot:
@@ -318,21 +362,23 @@ class PitFormula(Game[PitFormulaState]):
                 return cs
         raise IllegalAction(f"There is no {name} card in this game (no engines in the basic game).")
 
-    def _check_reveal(self, state: PitFormulaState, car: Car, action: Reveal) -> None:
-        names = [coords.normalise_card(n) for n in action.cards]
+    def _check_reveal(self, car: Car, action: Reveal) -> None:
+        names = [_card_name(n) for n in action.cards]
+        if len(set(names)) != len(names):
+            raise IllegalAction("Name each card to turn over once.")
         slots = [self._card(car, n) for n in names]
         if all(cs.revealed for cs in slots):
             raise IllegalAction(f"{', '.join(names)} already face up.")
 
-    def _check_fix(self, state: PitFormulaState, car: Car, action: Fix) -> tuple[str, list[str]]:
-        name = coords.normalise_card(action.card)
+    def _check_fix(self, state: PitFormulaState, car: Car, action: Fix) -> None:
+        name = _card_name(action.card)
         cs = self._card(car, name)
         if not cs.revealed:
             raise IllegalAction(f"Turn {name} over first (`reveal {name}`).")
         if cs.tokens:
             raise IllegalAction(f"{name} already has tokens on it: `clear {name}` first.")
         part = SLOT_PART[name]
-        tokens = [coords.normalise_token(t) for t in action.tokens]
+        tokens = [_token_name(t) for t in action.tokens]
         lo, hi = TOKEN_COUNT[part]
         if not lo <= len(tokens) <= hi:
             want = f"exactly {lo}" if lo == hi else f"{lo} or {hi}"
@@ -356,7 +402,6 @@ class PitFormula(Game[PitFormulaState]):
                 kind = LETTER_PART[face[0]]
                 article = "an" if kind[0] in "aeiou" else "a"
                 raise IllegalAction(f"{t} is {article} {kind} token; {name} takes {part} tokens.")
-        return name, tokens
 
     # race start and end ---------------------------------------------------------------------
 
@@ -511,20 +556,24 @@ class PitFormula(Game[PitFormulaState]):
         return []
 
     def legal_actions(self, state: PitFormulaState, seat: int) -> list[Action]:
-        """Every action except `fix`, whose tokens are free-form (see `parse_command`)."""
+        """What this seat may do now, at the race clock (at_ms None): every action but `Fix`,
+        whose tokens are free-form, revealing one card at a time. `check_action` says exactly
+        what `apply` accepts besides (a Fix, several cards revealed at once, a time)."""
         if seat not in self.to_act(state):
             return []
         if state.phase == "ready":
             return [Go(seat=seat)]
         car = state.cars[car_of_seat(state, seat)]
         out: list[Action] = []
-        hidden = [cs.slot for cs in car.cards if not cs.revealed]
-        out += [Reveal(seat=seat, cards=[s]) for s in hidden]
-        out += [Clear(seat=seat, card=cs.slot) for cs in car.cards if cs.tokens]
-        if len(state.race.flags_taken) < state.race.flags:
-            out.append(TakeFlag(seat=seat))
-        out.append(Retire(seat=seat))
-        if state.race.deadline_ms is not None and state.race.clock_ms >= state.race.deadline_ms:
+        clock, deadline = state.race.clock_ms, state.race.deadline_ms
+        if deadline is None or clock <= deadline:  # (a TimeUp ends the race at the deadline)
+            hidden = [cs.slot for cs in car.cards if not cs.revealed]
+            out += [Reveal(seat=seat, cards=[s]) for s in hidden]
+            out += [Clear(seat=seat, card=cs.slot) for cs in car.cards if cs.tokens]
+            if len(state.race.flags_taken) < state.race.flags:
+                out.append(TakeFlag(seat=seat))
+            out.append(Retire(seat=seat))
+        if deadline is not None and clock >= deadline:
             out.append(TimeUp(seat=seat))
         return out
 

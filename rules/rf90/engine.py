@@ -1,8 +1,11 @@
 """The RF90 rules engine: set-up, qualification, the game turn, individual turns, robots.
 
-`apply` deep-copies the state and works on the copy. After each accepted action the engine
-advances on its own (robot cars, automatic steps) until a player's decision is needed or the
-race is over, so `to_act` always names the seat(s) to decide next.
+`apply` first checks the action (`rules/rf90/legality.py`: exactly the actions `legal_actions`
+lists, and the same with other card selections; anything else is an `IllegalAction` and nothing
+changes), then deep-copies the state and works on the copy. After each accepted action the
+engine advances on its own (robot cars, automatic steps) until a player's decision is needed or
+the race is over, so `to_act` always names the seat(s) to decide next. The steps it is made of
+are in `rules/rf90/mechanics.py` (importable from here too, as before).
 """
 
 from __future__ import annotations
@@ -11,11 +14,52 @@ from typing import Any
 
 from rules.base import Action, Event, Game, Placing
 from rules.championship import CAR_COLOURS
-from rules.errors import IllegalAction, NotYourTurn
+from rules.errors import IllegalAction
 from rules.rf90 import catalog as cat
+from rules.rf90.legality import check_action, setup_problem
+from rules.rf90.mechanics import (  # noqa: F401  (re-exported: importable from the engine)
+    Ctx,
+    base_chips,
+    blind_check,
+    blue_flag_yield,
+    bonus_to_checks,
+    can_pair,
+    damage_capacity,
+    damage_penalty,
+    discard,
+    draw_race,
+    draw_track,
+    enter_section,
+    fit_tyres,
+    fuel_chit,
+    fuel_room,
+    give_race_cards,
+    give_track_cards,
+    go_off_track,
+    hand_limit,
+    leader,
+    max_fuel,
+    move,
+    move_back,
+    must_yield,
+    no_move,
+    pay_tyres_auto,
+    place_back,
+    position_key,
+    race_order,
+    retire,
+    robot_only,
+    runs_wide_here,
+    safety_car,
+    section_full,
+    skipped_aside,
+    take_damage,
+    target_check,
+    teammates,
+    weather_modifier,
+)
 from rules.rf90.state import (
     ACTION_ADAPTER,
-    FUEL_TURNS,
     ROBOT_SEAT,
     Car,
     ChooseSetup,
@@ -25,7 +69,6 @@ from rules.rf90.state import (
     DuelDeclare,
     EndTurn,
     Mulligan,
-    OffTrackPay,
     Pending,
     PitStop,
     PlayCards,
@@ -38,495 +81,6 @@ from rules.rf90.state import (
 )
 
 DUEL = -1  # _next_car: a duel was opened, loop again
-
-
-class Ctx:
-    """What one `apply` call works with: the (copied) state, the static data, the events."""
-
-    def __init__(self, state: RF90State, watch: bool = False) -> None:
-        self.s = state
-        self.track = cat.track(state.track)
-        self.cards = cat.cards(state.track)
-        self.tables = cat.tables()
-        self.events: list[Event] = []
-        # (section, state) as each section activation ends, when watched (pictures)
-        self.activations: list[tuple[int, RF90State]] | None = [] if watch else None
-        self.activation_events: list[int] = []  # how many events there were at each end
-
-    def ev(self, kind: str, text: str, **data: Any) -> None:
-        self.events.append(Event(kind=kind, text=text, data=data))
-
-    def car(self, cid: int) -> Car:
-        return self.s.cars[cid]
-
-
-# --- small helpers -----------------------------------------------------------------------------
-
-
-def hand_limit(car: Car) -> int:
-    return cat.tables().setup.cards[car.setup.cards]
-
-
-def damage_capacity(car: Car) -> int:
-    return cat.tables().setup.wear[car.setup.wear]
-
-
-def damage_penalty(car: Car) -> int:
-    """MP lost by a badly damaged player's car (Paddock rule, `damage_effects` in rules.json)."""
-    eff = cat.tables().damage_effects
-    if car.is_robot or damage_capacity(car) - car.damage > eff.spaces_left:
-        return 0
-    return eff.mp_penalty
-
-
-def base_chips(car: Car) -> int:
-    return cat.tables().setup.tyres[car.setup.tyres]
-
-
-def fuel_chit(state: RF90State, car: Car) -> tuple[int, bool]:
-    """Where the refuelling chit sits on the turn indicator: (space, carried over the top)."""
-    n = cat.track(state.track).race_turns
-    if car.fuel_turn > n:
-        return car.fuel_turn - n, True
-    return car.fuel_turn, False
-
-
-def max_fuel(ctx: Ctx) -> int:
-    """The most turns of fuel a tank holds: 10 per stop and 3 per extra section, 2 at most."""
-    f = ctx.tables.fuel
-    return f.per_stop + f.per_extra_section * f.max_extra_sections
-
-
-def fuel_room(ctx: Ctx, car: Car) -> bool:
-    """Whether Save Fuel may shift the refuelling chit one turn later (HTP: at most 16 turns)."""
-    return car.fuel_turn + 1 - ctx.s.turn <= max_fuel(ctx)
-
-
-def target_check(ctx: Ctx, car: Car) -> int:
-    base = ctx.cards[car.qual_card].check_factor if car.qual_card else 50
-    return base + bonus_to_checks(car)
-
-
-def bonus_to_checks(car: Car) -> int:
-    bonus = (20 if car.skill == "reflexes" else 0) + (10 if car.strategy == "consistency" else 0)
-    if not car.is_robot:  # brown discs weigh on checks (Paddock rule, `damage_effects`)
-        bonus -= cat.tables().damage_effects.check_per_brown * car.damage_brown
-    return bonus
-
-
-def position_key(ctx: Ctx, car: Car) -> tuple[int, int, int]:
-    """Sort key, smaller = further ahead in the race."""
-    slot = 99 if car.off_track else ctx.s.sections[car.section].index(car.id)
-    return (-car.lap, -car.section, slot)
-
-
-def race_order(ctx: Ctx) -> list[int]:
-    running = [c for c in ctx.s.cars if c.running]
-    return [c.id for c in sorted(running, key=lambda c: position_key(ctx, c))]
-
-
-def leader(ctx: Ctx) -> int | None:
-    order = race_order(ctx)
-    return order[0] if order else None
-
-
-def draw_race(ctx: Ctx) -> int | None:
-    s = ctx.s
-    if not s.race_draw:
-        if not s.race_discard:
-            return None
-        s.race_draw = s.rng.shuffled(s.race_discard)
-        s.race_discard = []
-        ctx.ev("reshuffle", "The Race deck is reshuffled.")
-    return s.race_draw.pop()
-
-
-def draw_track(ctx: Ctx) -> int | None:
-    s = ctx.s
-    if not s.track_draw:
-        if not s.track_discard:
-            return None
-        s.track_draw = s.rng.shuffled(s.track_discard)
-        s.track_discard = []
-    return s.track_draw.pop()
-
-
-def discard(ctx: Ctx, cid: int) -> None:
-    if cid > cat.TRACK_CARD_BASE:
-        ctx.s.track_discard.append(cid)
-    else:
-        ctx.s.race_discard.append(cid)
-
-
-def give_race_cards(ctx: Ctx, car: Car, n: int) -> None:
-    for _ in range(n):
-        cid = draw_race(ctx)
-        if cid is not None:
-            car.hand.append(cid)
-
-
-def give_track_cards(ctx: Ctx, car: Car, n: int, why: str = "") -> None:
-    for _ in range(n):
-        cid = draw_track(ctx)
-        if cid is not None:
-            car.hand.append(cid)
-            ctx.ev("track_card", f"{car.name} draws a Track card{why}.", car=car.id)
-
-
-def blind_check(ctx: Ctx, car: Car, target: int, what: str) -> bool:
-    """Reveal the top Race card: the check passes when its check factor is below the target."""
-    cid = draw_race(ctx)
-    cf = ctx.cards[cid].check_factor if cid is not None else 99
-    if cid is not None:
-        ctx.s.race_discard.append(cid)
-    ok = cf < target
-    if not ok and car.strategy == "lucky":
-        cid = draw_race(ctx)
-        if cid is not None:
-            ctx.s.race_discard.append(cid)
-            ok = ctx.cards[cid].check_factor < target
-    ctx.ev(
-        "check",
-        f"{car.name}: {what} check {cf} vs {target}: {'passed' if ok else 'failed'}.",
-        car=car.id,
-        ok=ok,
-    )
-    return ok
-
-
-def retire(ctx: Ctx, car: Car, status: str, why: str) -> None:
-    if not car.running:
-        return
-    if not car.off_track and car.id in ctx.s.sections[car.section]:
-        ctx.s.sections[car.section].remove(car.id)
-    car.status = status  # type: ignore[assignment]
-    car.out_turn = ctx.s.turn
-    car.trajectory = None
-    car.off_track = False
-    ctx.ev("out", f"{car.name} is out: {why}.", car=car.id, status=status)
-    if status == "retired" and ctx.s.phase == "race":
-        ctx.s.safety_car_until = ctx.s.turn + ctx.tables.flags.safety_car_turns
-        ctx.ev("safety_car", "The safety car comes out.", until=ctx.s.safety_car_until)
-
-
-def take_damage(ctx: Ctx, car: Car, n: int) -> int:
-    """Draw n discs from the bag; a car with more discs than damage spaces is out."""
-    drawn = 0
-    for _ in range(n):
-        total = ctx.s.bag_red + ctx.s.bag_brown
-        if total == 0:
-            ctx.ev("bag_empty", "The damage bag is empty: no disc drawn.")
-            break
-        if ctx.s.rng.below(total) < ctx.s.bag_red:
-            ctx.s.bag_red -= 1
-            car.damage_red += 1
-        else:
-            ctx.s.bag_brown -= 1
-            car.damage_brown += 1
-        drawn += 1
-    if drawn:
-        ctx.ev("damage", f"{car.name} draws {drawn} damage disc(s).", car=car.id, n=drawn)
-    if car.damage > damage_capacity(car):
-        retire(ctx, car, "retired", "too much damage")
-    return drawn
-
-
-def place_back(ctx: Ctx, car: Car, section: int) -> None:
-    ctx.s.sections[section].append(car.id)
-    car.section = section
-
-
-def enter_section(ctx: Ctx, car: Car, section: int, unlap: bool = True) -> None:
-    """A moving car enters a section behind the cars there, but in front of the cars at its
-    back that skipped their turn: a car with the "turn skipped" marker has stopped for this game
-    turn and is overtaken by every car that reaches it (Paddock rule, `skipped_cars` in
-    rules.json; EXP names the marker, its 3.0 L rulebook is not among the sources) — except
-    under a yellow flag, and a car that does not unlap itself stays behind a higher lap."""
-    lst = ctx.s.sections[section]
-    pos = len(lst)
-    if ctx.tables.skipped_cars.overtaken_on_entry and section not in ctx.s.yellow_flags:
-        while pos > 0:
-            other = ctx.s.cars[lst[pos - 1]]
-            if other.mark != "skipped" or (other.lap > car.lap and not unlap):
-                break
-            pos -= 1
-    if pos < len(lst):
-        names = ", ".join(ctx.s.cars[c].name for c in lst[pos:])
-        ctx.ev("pass_skipped", f"{car.name} passes {names} (turn skipped).", car=car.id)
-    lst.insert(pos, car.id)
-    car.section = section
-
-
-def section_full(ctx: Ctx, section: int) -> bool:
-    return len(ctx.s.sections[section]) >= ctx.track.sections[section].capacity
-
-
-def teammates(a: Car, b: Car) -> bool:
-    """Robots of one type are a team; players sharing a team name in the race configuration are
-    a team (Paddock rule)."""
-    if a.robot is not None:
-        return a.robot == b.robot
-    return a.team is not None and b.robot is None and a.team == b.team
-
-
-def skipped_aside(ctx: Ctx, car: Car) -> bool:
-    """A car that skipped its turn stands aside: passing it needs no lapping check."""
-    return car.mark == "skipped" and ctx.tables.skipped_cars.overtaken_on_entry
-
-
-def must_yield(car: Car, other: Car) -> bool:
-    """Blue flag: `car` is lapped by `other` (a higher lap, not a teammate) and must let it by."""
-    return other.lap > car.lap and not teammates(car, other)
-
-
-def blue_flag_yield(ctx: Ctx, car: Car) -> None:
-    """At the end of a lapped car's individual turn, the cars of a higher lap (not teammates)
-    behind it in its section go in front of it, in their order (Paddock rule)."""
-    if not car.running or car.off_track or not ctx.tables.lapping.lapped_car_yields:
-        return
-    lst = ctx.s.sections[car.section]
-    i = lst.index(car.id)
-    faster = [c for c in lst[i + 1 :] if must_yield(car, ctx.s.cars[c])]
-    if not faster:
-        return
-    for c in faster:
-        lst.remove(c)
-    lst[i:i] = faster
-    ctx.ev(
-        "blue_flag_yield",
-        f"{car.name} obeys the blue flag and lets "
-        + ", ".join(ctx.s.cars[c].name for c in faster)
-        + " by.",
-        car=car.id,
-        passed_by=faster,
-    )
-
-
-def setup_problem(skill: str | None, tyres: int, wear: int, cards: int) -> str | None:
-    """Why a skill and set-up are not allowed (HTP, Car Setup), or None when they are."""
-    t = cat.tables().setup
-    if skill is not None and skill not in cat.skill_ids():
-        return f"Unknown skill {skill!r}: choose one of {', '.join(cat.skill_ids())}."
-    low = min(t.tyres)
-    for name, v in (("tyres", tyres), ("wear", wear), ("cards", cards)):
-        if not low <= v <= t.max_per_category:
-            return (
-                f"Set-up tokens are worth {low} to {t.max_per_category} points: "
-                f"{name} {v} is not allowed."
-            )
-    points = t.tuning_points if skill == "tuning" else t.points
-    if tyres + wear + cards > points:
-        extra = "" if skill == "tuning" else " (8 with Tuning)"
-        return f"Your set-up uses {tyres + wear + cards} points: at most {points}{extra}."
-    return None
-
-
-def robot_only(state: RF90State) -> bool:
-    """No player seats: robot turns are played as RobotTurn actions (Paddock rule)."""
-    return all(c.seat is None for c in state.cars)
-
-
-def safety_car(ctx: Ctx) -> bool:
-    return ctx.s.turn <= ctx.s.safety_car_until
-
-
-def move(ctx: Ctx, car: Car, mp: int, unlap: bool = True) -> int:
-    """Spend MP moving forward section by section; stop at a full section. Returns steps.
-
-    Leaving a section passes the cars in front in it. Passing a lapped car (not a teammate) needs
-    a lapping check from a player's car (blue flag); a robot pays a fixed MP cost instead and
-    never unlaps itself. Entering a section with a yellow flag ends the move.
-    """
-    n = ctx.track.length
-    steps = 0
-    if car.off_track:
-        if mp <= 0 or section_full(ctx, car.section):
-            return 0
-        car.off_track = False
-        place_back(ctx, car, car.section)
-        ctx.ev("reenter", f"{car.name} re-enters the track.", car=car.id)
-        mp -= 1
-    left = max(0, mp)
-    while left > 0:
-        lst = ctx.s.sections[car.section]
-        passed = [ctx.s.cars[c] for c in lst[: lst.index(car.id)]]
-        if (car.is_robot or not unlap) and any(o.lap > car.lap for o in passed):
-            ctx.ev("no_unlap", f"{car.name} does not unlap itself.", car=car.id)
-            break
-        lapped = [
-            o
-            for o in passed
-            if o.lap < car.lap and not teammates(car, o) and not skipped_aside(ctx, o)
-        ]
-        if lapped and car.is_robot:
-            left -= ctx.tables.lapping.robot_mp
-            ctx.ev(
-                "blue_flag", f"{car.name} laps a car.", car=car.id, lapped=[o.id for o in lapped]
-            )
-            if left <= 0:
-                break
-        elif lapped:
-            names = ", ".join(o.name for o in lapped)
-            ctx.ev(
-                "blue_flag", f"Blue flag for {names}.", car=car.id, lapped=[o.id for o in lapped]
-            )
-            if not blind_check(ctx, car, target_check(ctx, car), "Lapping"):
-                lp = ctx.tables.lapping
-                left -= lp.skill_fail_mp if car.skill == "lapping" else lp.fail_mp
-                if left <= 0:
-                    break
-        nxt = (car.section + 1) % n
-        if section_full(ctx, nxt):
-            break
-        lst.remove(car.id)
-        enter_section(ctx, car, nxt, unlap=unlap and not car.is_robot)
-        if nxt == 0:
-            car.lap += 1
-        steps += 1
-        left -= 1
-        if nxt in ctx.s.yellow_flags:
-            ctx.ev("yellow_flag", f"{car.name} slows under the yellow flag.", car=car.id)
-            break
-    return steps
-
-
-def move_back(ctx: Ctx, car: Car, sections: int) -> None:
-    n = ctx.track.length
-    if not car.off_track:
-        ctx.s.sections[car.section].remove(car.id)
-    car.off_track = False
-    car.off_penalty = 0
-    sec, lap = car.section, car.lap
-    for i in range(sections + n):
-        if i >= sections and not section_full(ctx, sec):
-            break
-        if sec == 0:
-            lap -= 1
-        sec = (sec - 1) % n
-    car.lap = lap
-    place_back(ctx, car, sec)
-
-
-def check_off_track_pay(car: Car, pay: OffTrackPay | None) -> None:
-    if pay is None:
-        return
-    chosen = [*pay.tyre_cards, *([pay.discard] if pay.discard is not None else [])]
-    if len(set(chosen)) != len(chosen) or any(c not in car.hand for c in chosen):
-        raise IllegalAction("Pay off-track costs with different cards from your hand.")
-
-
-def go_off_track(ctx: Ctx, car: Car, corner_section: int, pay: OffTrackPay | None = None) -> None:
-    """Phase E off-track resolution at this corner: pay, then wait at the re-entry point.
-
-    The card symbol (EXP) takes its card first, since a car with no card for it is out:
-    `pay.discard`, else the lowest card not named for tyres, else the lowest card (Paddock
-    rule). A player then pays the tyres with the other cards named in `pay` (at most the tyres
-    due), then chips, then the lowest cards left; tyres still unpaid become damage discs
-    (Paddock rule, as in phase C). The symbol's card is discarded after the other payments.
-    """
-    off = ctx.track.sections[corner_section].off_track
-    if off is None:
-        take_damage(ctx, car, 1)
-        return
-    ctx.ev("off_track", f"{car.name} goes off track at section {corner_section}.", car=car.id)
-    if not car.is_robot:
-        named = [c for c in (pay.tyre_cards if pay else []) if c in car.hand]
-        symbol: int | None = None  # the card kept back for the card symbol
-        if off.cost.cards and car.hand:
-            if pay is not None and pay.discard in car.hand:
-                symbol = pay.discard
-            else:
-                pool = [c for c in car.hand if c not in named] or car.hand
-                symbol = min(pool, key=lambda c: (ctx.cards[c].mp, c))
-        tyres = off.cost.tyres
-        for cid in [c for c in named if c != symbol][:tyres]:
-            car.hand.remove(cid)
-            discard(ctx, cid)
-            tyres -= 1
-        pay_tyres_auto(ctx, car, tyres, keep=symbol)
-        if car.running and off.cost.damage:
-            take_damage(ctx, car, off.cost.damage)
-        if car.running and off.cost.cards:
-            if symbol is None:
-                retire(ctx, car, "retired", "off track with no card left to discard")
-                return
-            car.hand.remove(symbol)
-            discard(ctx, symbol)
-    if not car.running:
-        return
-    if car.id in ctx.s.sections[car.section]:
-        ctx.s.sections[car.section].remove(car.id)
-    car.trajectory = None
-    car.off_track = True
-    car.section = off.reentry
-    car.off_penalty = off.penalty
-
-
-def no_move(ctx: Ctx, car: Car) -> None:
-    """The car's turn ends without moving (it left the track): a move of 0, as events go."""
-    car.last_mp = 0
-    ctx.ev("move", f"{car.name} moves 0 section(s).", car=car.id, mp=0, steps=0, turn=ctx.s.turn)
-
-
-def pay_tyres_auto(ctx: Ctx, car: Car, n: int, keep: int | None = None) -> None:
-    """Pay tyres with chips first, then the lowest cards but `keep`; what is left becomes
-    damage."""
-    chips = min(car.chips, n)
-    car.chips -= chips
-    n -= chips
-    while n > 0 and (usable := [c for c in car.hand if c != keep]):
-        worst = min(usable, key=lambda c: (ctx.cards[c].mp, c))
-        car.hand.remove(worst)
-        discard(ctx, worst)
-        n -= 1
-    if n > 0:
-        take_damage(ctx, car, n)
-
-
-def can_pair(a: cat.Card, b: cat.Card, push: bool) -> tuple[bool, bool]:
-    """Whether two cards may be played together, and whether it is a Push pairing."""
-    if a.pair or b.pair:
-        return True, False
-    lo, hi = sorted((a.mp, b.mp))
-    if lo == 1 or (lo == 2 and hi == 2):
-        return True, False
-    if push and lo == 2:
-        return True, True
-    return False, False
-
-
-def runs_wide_here(ctx: Ctx, car: Car) -> bool:
-    """Whether a failed green check sends this car off the track where it stands: a curve
-    section with an off-track trajectory (Paddock rule, `off_track.green_check_in_corner`)."""
-    sec = ctx.track.sections[car.section]
-    return (
-        ctx.tables.off_track.green_check_in_corner
-        and not car.off_track
-        and sec.kind == "curve"
-        and sec.off_track is not None
-    )
-
-
-def weather_modifier(ctx: Ctx, car: Car) -> int:
-    space = ctx.tables.weather.spaces[ctx.s.weather]
-    if car.tyre is None:
-        return 0
-    mod = ctx.tables.weather.modifiers[space.state][car.tyre]
-    if car.skill == "rain_expert" and space.state == "uncertain" and car.tyre != "intermediate":
-        return max(0, mod)
-    return mod
-
-
-def fit_tyres(ctx: Ctx, car: Car, tyres: str) -> None:
-    kind = ctx.tables.tyres.get(tyres)
-    if tyres == "soft":
-        if car.soft_sets >= (kind.max_sets or 99):
-            raise IllegalAction("You have used both sets of soft tyres.")
-        car.soft_sets += 1
-    car.tyre = tyres  # type: ignore[assignment]
-    car.chips = base_chips(car) + kind.chips
-    car.blue = kind.blue + (3 if tyres == "wet" and car.skill == "rain_expert" else 0)
-    give_track_cards(ctx, car, kind.track_cards, " (hard tyres)")
 
 
 # --- the game ----------------------------------------------------------------------------------
@@ -677,11 +231,14 @@ class RF90(Game[RF90State]):
         ]
         return ctx.s, ctx.events, frames
 
+    def check_action(self, state: RF90State, action: Action) -> None:
+        """Raise IllegalAction (NotYourTurn for a seat not to act) unless `apply` accepts this
+        action now: one of `legal_actions`, or the same with other card selections
+        (rules/rf90/legality.py; docs/rules/rf90.md, "What `apply` accepts")."""
+        check_action(self, state, action)
+
     def _apply(self, state: RF90State, action: Action, watch: bool) -> Ctx:
-        if state.phase == "finished":
-            raise IllegalAction("The race is over.")
-        if action.seat not in self.to_act(state):
-            raise NotYourTurn()
+        check_action(self, state, action)  # the handlers below apply a checked action
         ctx = Ctx(state.model_copy(deep=True), watch)
         handler = {
             "choose_setup": self._choose_setup,
@@ -694,9 +251,7 @@ class RF90(Game[RF90State]):
             "duel_declare": self._duel_declare,
             "duel_cards": self._duel_cards,
             "robot_turn": self._robot_turn_action,
-        }.get(action.kind)
-        if handler is None:
-            raise IllegalAction(f"Unknown action {action.kind!r}.")
+        }[action.kind]
         handler(ctx, action)
         self._advance(ctx)
         return ctx
@@ -712,14 +267,7 @@ class RF90(Game[RF90State]):
     def _choose_setup(self, ctx: Ctx, a: Action) -> None:
         assert isinstance(a, ChooseSetup)
         s = ctx.s
-        if s.phase != "setup":
-            raise IllegalAction("The set-up is chosen before qualifying.")
         car = self.seat_car(s, a.seat)
-        if car.setup_chosen:
-            raise IllegalAction("You have already chosen your skill and set-up.")
-        problem = setup_problem(a.skill, a.tyres, a.wear, a.cards)
-        if problem:
-            raise IllegalAction(problem)
         car.skill = a.skill
         car.setup = Setup(tyres=a.tyres, wear=a.wear, cards=a.cards)
         car.setup_chosen = True
@@ -734,11 +282,7 @@ class RF90(Game[RF90State]):
 
     def _mulligan(self, ctx: Ctx, a: Action) -> None:
         assert isinstance(a, Mulligan)
-        if ctx.s.phase != "setup":
-            raise IllegalAction("The substitute car can only be taken before qualifying.")
         car = self.seat_car(ctx.s, a.seat)
-        if not all(c.setup_chosen for c in ctx.s.cars):
-            raise IllegalAction("Every player chooses a set-up before the substitute car.")
         if a.swap:
             n = len(car.hand)
             for cid in car.hand:
@@ -753,10 +297,6 @@ class RF90(Game[RF90State]):
     def _qualify(self, ctx: Ctx, a: Action) -> None:
         assert isinstance(a, Qualify)
         car = self.seat_car(ctx.s, a.seat)
-        if a.card not in car.hand:
-            raise IllegalAction("That card is not in your hand.")
-        if a.fuel not in FUEL_TURNS:
-            raise IllegalAction("Choose a fuel token: turn 8, 10, 12, 14 or 16.")
         car.hand.remove(a.card)
         car.qual_card = a.card
         car.qual_fuel = a.fuel
@@ -826,8 +366,6 @@ class RF90(Game[RF90State]):
     def _choose_start(self, ctx: Ctx, a: Action) -> None:
         assert isinstance(a, ChooseStart)
         car = self.seat_car(ctx.s, a.seat)
-        if a.strategy not in cat.strategy_ids():
-            raise IllegalAction(f"Unknown strategy {a.strategy!r}.")
         fit_tyres(ctx, car, a.tyres)
         car.strategy = a.strategy
         ctx.s.start_next += 1
@@ -1072,8 +610,6 @@ class RF90(Game[RF90State]):
     def _robot_turn_action(self, ctx: Ctx, a: Action) -> None:
         assert isinstance(a, RobotTurn)
         s = ctx.s
-        if s.robot_next is None or a.car != s.robot_next:
-            raise IllegalAction(f"It is not car {a.car}'s turn.")
         s.robot_next = None
         self._robot_turn(ctx, s.cars[a.car])
 
@@ -1181,53 +717,16 @@ class RF90(Game[RF90State]):
             ahead_at_start=ahead[:idx],
         )
 
-    def _require_pending(self, ctx: Ctx, seat: int, phase: str) -> Car:
+    def _pending_car(self, ctx: Ctx) -> tuple[Pending, Car]:
+        """The individual turn in progress and its car (check_action made sure of both)."""
         p = ctx.s.pending
-        if p is None or ctx.s.duel is not None:
-            raise IllegalAction("There is no individual turn in progress.")
-        car = ctx.s.cars[p.car]
-        if car.seat != seat:
-            raise NotYourTurn()
-        if p.phase != phase:
-            names = {"A": "start your turn", "B": "play your cards", "E": "end your turn"}
-            raise IllegalAction(f"Now you must {names[p.phase]}.")
-        return car
+        assert p is not None
+        return p, ctx.s.cars[p.car]
 
     def _start_turn(self, ctx: Ctx, a: Action) -> None:
         assert isinstance(a, StartTurn)
         s = ctx.s
-        car = self._require_pending(ctx, a.seat, "A")
-        p = s.pending
-        assert p is not None
-        must_pit = car.fuel_turn <= s.turn
-        if must_pit and a.pit is None:
-            raise IllegalAction(f"Your refuelling chit is on turn {s.turn}: you must pit now.")
-        if a.skip and a.pit is not None:
-            raise IllegalAction("You cannot skip the turn and pit.")
-        if a.new_strategy is not None:
-            if a.new_strategy not in cat.strategy_ids():
-                raise IllegalAction(f"Unknown strategy {a.new_strategy!r}.")
-            if not (a.skip or car.skill == "versatility"):
-                raise IllegalAction("Change strategy by skipping the turn or in a pit stop.")
-        check_off_track_pay(car, a.off_track_pay)
-        if a.extreme and (
-            p.trajectory is None or ctx.track.trajectory(p.trajectory).kind != "extreme"
-        ):
-            raise IllegalAction("You are not on an Extreme Trajectory.")
-        if a.wise_driving is not None:
-            if car.skill != "wise_driving" or car.wise_used:
-                raise IllegalAction("Wise Driving is not available now.")
-            if any(c not in car.hand or c > cat.TRACK_CARD_BASE for c in a.wise_driving):
-                raise IllegalAction("Wise Driving discards Race cards from your hand only.")
-            if len(set(a.wise_driving)) != len(a.wise_driving):
-                raise IllegalAction("Name each card to discard with Wise Driving once.")
-            if a.save_fuel_discard in a.wise_driving:
-                raise IllegalAction("A card discarded with Wise Driving cannot pay Save Fuel too.")
-        if a.save_fuel_discard is not None:
-            if car.strategy != "save_fuel":
-                raise IllegalAction("Only Save Fuel lets you discard to draw two cards.")
-            if a.save_fuel_discard not in car.hand or ctx.cards[a.save_fuel_discard].mp <= 2:
-                raise IllegalAction("Discard a card with more than 2 MP from your hand.")
+        p, car = self._pending_car(ctx)
         if a.new_strategy is not None:
             car.strategy = a.new_strategy
         if a.skip:
@@ -1285,10 +784,6 @@ class RF90(Game[RF90State]):
 
     def _pit(self, ctx: Ctx, car: Car, pit: PitStop) -> None:
         s, fuel = ctx.s, ctx.tables.fuel
-        if pit.strategy is not None and pit.strategy not in cat.strategy_ids():
-            raise IllegalAction(f"Unknown strategy {pit.strategy!r}.")
-        if car.off_track:
-            raise IllegalAction("You cannot pit from off the track.")
         back = ctx.track.pit_sections - (2 if car.skill == "pitting" else 0)
         car.trajectory = None
         move_back(ctx, car, max(1, back) + pit.extra_sections)
@@ -1320,24 +815,11 @@ class RF90(Game[RF90State]):
     def _play_cards(self, ctx: Ctx, a: Action) -> None:
         assert isinstance(a, PlayCards)
         s = ctx.s
-        car = self._require_pending(ctx, a.seat, "B")
-        p = s.pending
-        assert p is not None
+        p, car = self._pending_car(ctx)
         cards = a.cards
-        if len(set(cards)) != len(cards) or any(c not in car.hand for c in cards):
-            raise IllegalAction("Play one or two cards from your hand.")
         played = [ctx.cards[c] for c in cards]
-        push_pair = False
-        if len(played) == 2:
-            ok, push_pair = can_pair(played[0], played[1], car.strategy == "push")
-            if not ok:
-                raise IllegalAction(
-                    "Those two cards cannot be played together "
-                    "(pair a +1 with any card, or two +2 cards)."
-                )
+        push_pair = len(played) == 2 and can_pair(*played, car.strategy == "push")[1]
         rest = [c for c in car.hand if c not in cards]
-        if len(set(a.tyre_cards)) != len(a.tyre_cards) or any(c not in rest for c in a.tyre_cards):
-            raise IllegalAction("Pay tyres with cards from your hand that you are not playing.")
         traj = ctx.track.trajectory(p.trajectory) if p.trajectory else None
         use_traj = bool(a.use_trajectory and traj is not None)
         if use_traj and traj is not None:
@@ -1348,37 +830,11 @@ class RF90(Game[RF90State]):
         sharp = use_traj and traj is not None and traj.kind == "sharp"
         sharp_cost = traj.cost if (sharp and traj is not None) else cat.Cost()
         sharp_discard: int | None = None
-        if sharp_cost.cards:
+        if sharp_cost.cards:  # chosen, or else the lowest card neither played nor paying tyres
             pool = [c for c in rest if c not in a.tyre_cards]
-            if not pool:
-                raise IllegalAction(
-                    "This Sharp Trajectory needs a card to discard: play without it."
-                )
-            if a.sharp_discard is None:  # not chosen: the lowest card
+            sharp_discard = a.sharp_discard
+            if sharp_discard is None:
                 sharp_discard = min(pool, key=lambda c: (ctx.cards[c].mp, c))
-            elif a.sharp_discard in pool:
-                sharp_discard = a.sharp_discard
-            else:
-                raise IllegalAction(
-                    "Discard for the Sharp Trajectory a card you neither play nor pay tyres with."
-                )
-        if a.blue_bonus and car.blue <= 0:
-            raise IllegalAction("You have no +1 MP blue disc.")
-        if (
-            car.strategy == "save_fuel"
-            and a.save_fuel_choice == "fuel"
-            and all(c.mp <= 2 for c in played)
-            and not fuel_room(ctx, car)
-        ):
-            raise IllegalAction(
-                f"Your tank holds at most {max_fuel(ctx)} turns of fuel: take the Track card."
-            )
-        check_off_track_pay(car, a.off_track_pay)
-        if a.off_track_pay is not None and set(cards) & {
-            *a.off_track_pay.tyre_cards,
-            a.off_track_pay.discard,
-        }:
-            raise IllegalAction("Pay off-track costs with cards you are not playing.")
         # Phase B ends: the cards are played
         for cid in cards:
             car.hand.remove(cid)
@@ -1399,8 +855,6 @@ class RF90(Game[RF90State]):
             tyres -= 1
         balance = 0
         if a.balance_damage:
-            if car.strategy != "balance" or tyres <= 0:
-                raise IllegalAction("Only Balance pays a tyre with a damage disc, with tyres due.")
             tyres -= 1
             balance = 1
         by_cards = min(len(a.tyre_cards), tyres)
@@ -1561,15 +1015,8 @@ class RF90(Game[RF90State]):
     def _end_turn(self, ctx: Ctx, a: Action) -> None:
         assert isinstance(a, EndTurn)
         s = ctx.s
-        car = self._require_pending(ctx, a.seat, "E")
+        _p, car = self._pending_car(ctx)
         sec = ctx.track.sections[car.section]
-        check_off_track_pay(car, a.off_track_pay)
-        if a.late_brake and (car.off_track or sec.late_brake is None):
-            raise IllegalAction("There is no late braking point here.")
-        if a.trajectory is not None and (
-            car.off_track or a.trajectory not in self.free_trajectories(s, car.section)
-        ):
-            raise IllegalAction("That trajectory is not free in your section.")
         if a.late_brake and sec.late_brake is not None:
             target = sec.late_brake.target + bonus_to_checks(car)
             if blind_check(ctx, car, target, "Late braking"):
@@ -1679,28 +1126,17 @@ class RF90(Game[RF90State]):
 
     def _duel_declare(self, ctx: Ctx, a: Action) -> None:
         assert isinstance(a, DuelDeclare)
-        s = ctx.s
-        d = s.duel
-        if d is None or d.stage != "declare":
-            raise IllegalAction("No duel is being declared.")
-        cid = self._duel_next(s)
-        if cid is None or s.cars[cid].seat != a.seat:
-            raise NotYourTurn()
+        cid = self._duel_next(ctx.s)  # the car asked: the seat's own (check_action)
+        assert cid is not None
         self._duel_answer(ctx, cid, a.join)
 
     def _duel_cards(self, ctx: Ctx, a: Action) -> None:
         assert isinstance(a, DuelCards)
         s = ctx.s
         d = s.duel
-        if d is None or d.stage != "cards":
-            raise IllegalAction("No duel is waiting for cards.")
-        picking = [c for c in self._duel_pickers(d) if s.cars[c].seat == a.seat]
-        if not picking:
-            raise NotYourTurn()
-        cid = picking[0]
+        assert d is not None
+        cid = next(c for c in self._duel_pickers(d) if s.cars[c].seat == a.seat)
         car = s.cars[cid]
-        if len(set(a.cards)) != len(a.cards) or any(c not in car.hand for c in a.cards):
-            raise IllegalAction("Play up to two cards from your hand, face down.")
         for c in a.cards:
             car.hand.remove(c)
         d.cards[cid] = list(a.cards)
@@ -1814,7 +1250,7 @@ class RF90(Game[RF90State]):
     # robots for player seats ---------------------------------------------------------------
 
     def legal_actions(self, state: RF90State, seat: int) -> list[Action]:
-        from rules.rf90.robot import legal_actions
+        from rules.rf90.legality import legal_actions
 
         return legal_actions(self, state, seat)
 

@@ -1,4 +1,4 @@
-"""The robot policy for player seats (timeouts, simulations) and the legal-action lists.
+"""The robot policy for player seats (timeouts, simulations).
 
 Robot cars (Slow, Fast, SuperFast) are moved by the engine itself; this module decides for a
 player's car when its player is absent (and in simulations), with deterministic choices that
@@ -9,13 +9,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
 from rules.base import Action
 from rules.rf90 import catalog as cat
+
+# The legal-action lists live in rules/rf90/legality.py; importable from here too, as before.
+from rules.rf90.legality import (  # noqa: F401
+    card_plays,
+    legal_actions,
+    phase_a_actions,
+    phase_b_options,
+    pit_tyres,
+    setup_choices,
+    trajectory_for,
+    tyres_due,
+)
 from rules.rf90.state import (
-    FUEL_TURNS,
     ROBOT_SEAT,
     Car,
     ChooseSetup,
@@ -36,205 +46,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from rules.rf90.engine import RF90
-
-
-def card_plays(game: RF90, state: RF90State, seat: int) -> list[list[int]]:
-    """Every legal set of movement cards (one card, or a legal pair) for this seat now."""
-    from rules.rf90.engine import can_pair
-
-    car = game.seat_car(state, seat)
-    cards = cat.cards(state.track)
-    hand = sorted(car.hand)
-    plays = [[c] for c in hand]
-    for a, b in combinations(hand, 2):
-        ok, _push = can_pair(cards[a], cards[b], car.strategy == "push")
-        if ok:
-            plays.append([a, b])
-    return plays
-
-
-def legal_actions(game: RF90, state: RF90State, seat: int) -> list[Action]:
-    if seat not in game.to_act(state):
-        return []
-    if seat == ROBOT_SEAT:
-        assert state.robot_next is not None
-        return [RobotTurn(seat=seat, car=state.robot_next)]
-    car = game.seat_car(state, seat)
-    out: list[Action] = []
-    if state.phase == "setup" and not car.setup_chosen:
-        return setup_choices(seat)
-    if state.phase == "setup":
-        return [Mulligan(seat=seat, swap=False), Mulligan(seat=seat, swap=True)]
-    if state.phase == "qualifying":
-        return [Qualify(seat=seat, card=c, fuel=f) for c in car.hand for f in FUEL_TURNS]
-    if state.phase == "start":
-        tyres = pit_tyres(car)
-        return [
-            ChooseStart(seat=seat, tyres=t, strategy=s)  # type: ignore[arg-type]
-            for t in tyres
-            for s in cat.strategy_ids()
-        ]
-    if state.duel is not None:
-        if state.duel.stage == "declare":
-            return [DuelDeclare(seat=seat, join=True), DuelDeclare(seat=seat, join=False)]
-        out.append(DuelCards(seat=seat, cards=[]))
-        out += [DuelCards(seat=seat, cards=[c]) for c in car.hand]
-        out += [DuelCards(seat=seat, cards=list(p)) for p in combinations(car.hand, 2)]
-        return out
-    p = state.pending
-    assert p is not None
-    if p.phase == "A":
-        return _phase_a_actions(state, seat, car, p.trajectory)
-    if p.phase == "B":
-        return _phase_b_actions(game, state, seat, car)
-    sec = cat.track(state.track).sections[car.section]
-    trajs: list[str | None] = [None]
-    if not car.off_track:
-        trajs += game.free_trajectories(state, car.section)
-    brakes = [False, True] if (sec.late_brake and not car.off_track) else [False]
-    return [EndTurn(seat=seat, late_brake=b, trajectory=t) for b in brakes for t in trajs]
-
-
-def trajectory_for(state: RF90State, played: list[cat.Card]) -> cat.Trajectory | None:
-    """The trajectory whose bonus these cards would claim: the spot the car started its turn
-    on, with a card of its colour, and an Extreme one only after a passed attempt."""
-    p = state.pending
-    if p is None or p.trajectory is None:
-        return None
-    traj = cat.track(state.track).trajectory(p.trajectory)
-    if not any(c.colour in traj.colours for c in played):
-        return None
-    if traj.kind == "extreme" and not p.extreme_ok:
-        return None
-    return traj
-
-
-def tyres_due(car: Car, played: list[cat.Card], cost: cat.Cost) -> int:
-    """Tyres due in phase C for these cards and a Sharp Trajectory's cost (Save Tyres: 1 less)."""
-    tyres = sum(c.tyres for c in played) + cost.tyres
-    return tyres - 1 if car.strategy == "save_tyres" and tyres else tyres
-
-
-def _phase_b_actions(game: RF90, state: RF90State, seat: int, car: Car) -> list[Action]:
-    """Phase B: every legal play, with each decision that changes the outcome: taking or
-    declining a Sharp Trajectory, Balance's damage disc, paying missing tyre chips with cards
-    (the lowest) rather than damage, a blue disc, not unlapping, Save Fuel's fuel or Track card.
-    Card selections (which cards pay, the Sharp discard) are the lowest cards; apply() accepts
-    any other valid selection."""
-    return [PlayCards(seat=seat, **o) for o in _phase_b_options(game, state, seat, car)]
-
-
-def _phase_b_options(game: RF90, state: RF90State, seat: int, car: Car) -> list[dict]:
-    """The phase B plays as PlayCards fields (without the seat), in prompt order."""
-    from rules.rf90.engine import Ctx, fuel_room
-
-    cards = cat.cards(state.track)
-    higher_lap = any(o.running and o.lap > car.lap for o in state.cars)
-    tank_room = car.strategy == "save_fuel" and fuel_room(Ctx(state), car)
-    out: list[dict] = []
-    low_first = sorted(car.hand, key=lambda c: (cards[c].mp, c))
-    for play in card_plays(game, state, seat):
-        played = [cards[c] for c in play]
-        rest = [c for c in low_first if c not in play]
-        traj = trajectory_for(state, played)
-        sharp = traj is not None and traj.kind == "sharp"
-        small = all(c.mp <= 2 for c in played)
-        fuel_ok = tank_room and small
-        for use in [True, False] if sharp else [True]:
-            cost = traj.cost if (use and sharp and traj is not None) else cat.Cost()
-            if cost.cards and not rest:
-                continue  # no card to discard: only declining is possible
-            sharp_discard = rest[0] if cost.cards else None
-            pool = [c for c in rest if c != sharp_discard]
-            due = tyres_due(car, played, cost)
-            for balance in [False, True] if car.strategy == "balance" and due > 0 else [False]:
-                short = max(0, due - balance - car.chips)
-                payments = [[]] + ([pool[:short]] if short and pool else [])
-                for tyre_cards in payments:
-                    for blue in [False, True] if car.blue > 0 else [False]:
-                        for unlap in [True, False] if higher_lap else [True]:
-                            for choice in ["track_card", "fuel"] if fuel_ok else ["track_card"]:
-                                out.append(
-                                    {
-                                        "cards": play,
-                                        "tyre_cards": tyre_cards,
-                                        "use_trajectory": use,
-                                        "sharp_discard": sharp_discard,
-                                        "balance_damage": balance,
-                                        "blue_bonus": blue,
-                                        "unlap": unlap,
-                                        "save_fuel_choice": choice,
-                                    }
-                                )
-    return out
-
-
-def pit_tyres(car: Car) -> list[str]:
-    """The tyres a car may fit now: soft while a soft set is left (HTP, Tyres), hard,
-    intermediate, wet."""
-    soft = cat.tables().tyres.get("soft")
-    left = car.soft_sets < (soft.max_sets or 99)
-    return (["soft"] if left else []) + ["hard", "intermediate", "wet"]
-
-
-def _phase_a_actions(
-    state: RF90State, seat: int, car: Car, trajectory: str | None, with_pits: bool = True
-) -> list[Action]:
-    """Phase A: play on, skip the turn (keeping or changing the strategy), pit (every extra
-    fuel, tyre type and strategy; the strategy may change only in a pit stop or a skipped turn,
-    or any time with Versatility), the Extreme Trajectory, Wise Driving, Save Fuel's discard.
-    `with_pits=False` leaves out the optional pit stops (the seat policy's shorter list)."""
-    others = [sid for sid in cat.strategy_ids() if sid != car.strategy]
-    must_pit = car.fuel_turn <= state.turn
-    pits: list[Action] = [
-        StartTurn(seat=seat, pit=PitStop(extra_sections=x, tyres=t, strategy=sid))  # type: ignore[arg-type]
-        for x in range(3)
-        for t in pit_tyres(car)
-        for sid in [None, *others]
-        if with_pits or must_pit
-    ]
-    if car.fuel_turn <= state.turn:
-        return pits
-    if car.off_track:  # a car off the track cannot pit
-        pits = []
-    out: list[Action] = [StartTurn(seat=seat), StartTurn(seat=seat, skip=True)]
-    out += [StartTurn(seat=seat, skip=True, new_strategy=sid) for sid in others]
-    if car.skill == "versatility":
-        out += [StartTurn(seat=seat, new_strategy=sid) for sid in others]
-    out += pits
-    traj = cat.track(state.track).trajectory(trajectory) if trajectory else None
-    extreme = traj is not None and traj.kind == "extreme"
-    if extreme:
-        out.append(StartTurn(seat=seat, extreme=True))
-    if car.skill == "wise_driving" and not car.wise_used:
-        # discard the k lowest Race cards, k = 0 (draw up to the limit) to all of them
-        cards = cat.cards(state.track)
-        races = sorted(
-            (c for c in car.hand if c <= cat.TRACK_CARD_BASE), key=lambda c: (cards[c].mp, c)
-        )
-        out += [StartTurn(seat=seat, wise_driving=races[:k]) for k in range(len(races) + 1)]
-    if car.strategy == "save_fuel":  # Save Fuel bonus: discard a card over +2 to draw two
-        cards = cat.cards(state.track)
-        for c in sorted(car.hand):
-            if cards[c].mp > 2:
-                out.append(StartTurn(seat=seat, save_fuel_discard=c))
-                if extreme:
-                    out.append(StartTurn(seat=seat, extreme=True, save_fuel_discard=c))
-    return out
-
-
-def setup_choices(seat: int) -> list[Action]:
-    """Every legal skill and set-up (HTP, Car Setup)."""
-    from rules.rf90.engine import setup_problem
-
-    out: list[Action] = []
-    for skill in [None, *cat.skill_ids()]:
-        for t in range(1, 4):
-            for w in range(1, 4):
-                for c in range(1, 4):
-                    if setup_problem(skill, t, w, c) is None:
-                        out.append(ChooseSetup(seat=seat, skill=skill, tyres=t, wear=w, cards=c))
-    return out
 
 
 # --- the seat policy ----------------------------------------------------------------------------
@@ -610,11 +421,11 @@ def robot_action(game: RF90, state: RF90State, seat: int) -> Action:
     p = state.pending
     if state.phase == "race" and state.duel is None and p is not None:
         if p.phase == "A":  # the prompt's actions but the optional pit stops
-            options = _phase_a_actions(state, seat, car, p.trajectory, with_pits=False)
+            options = phase_a_actions(state, seat, car, p.trajectory, with_pits=False)
             return _phase_a(game, state, seat, options)
         turn = _Turn(game, state, seat)
         if p.phase == "B":
-            best = _best(_phase_b_options(game, state, seat, car), turn.play)
+            best = _best(phase_b_options(game, state, seat, car), turn.play)
             return PlayCards(seat=seat, **best)
         return _best(legal_actions(game, state, seat), lambda a: _phase_e(turn, a))
     legal = legal_actions(game, state, seat)
@@ -704,7 +515,7 @@ def _phase_a(game: RF90, state: RF90State, seat: int, legal: list[Action]) -> Ac
     if car.fuel_turn <= state.turn:
         return _pit(state, car, pits, track)
     if not car.off_track and _early_stop_gain(state, car) > W.pit_margin:
-        full = _phase_a_actions(state, seat, car, state.pending.trajectory)  # type: ignore[union-attr]
+        full = phase_a_actions(state, seat, car, state.pending.trajectory)  # type: ignore[union-attr]
         return _pit(state, car, [a for a in full if isinstance(a, StartTurn) and a.pit], track)
     plain = StartTurn(seat=seat)
     p = state.pending
