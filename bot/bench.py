@@ -548,9 +548,10 @@ def _in_fresh_process(part: str, quick: bool) -> dict[str, Any]:
         "import asyncio, json, sys; from bot import bench; "
         f"print(json.dumps(asyncio.run(bench.PARTS[{part!r}]({quick!r}))))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
-    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    if out.returncode != 0:
+        tail = "\n".join(out.stderr.strip().splitlines()[-15:])
+        raise RuntimeError(f"bench part {part!r} failed:\n{tail}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
