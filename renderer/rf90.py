@@ -2,43 +2,58 @@
 classification. This module gathers the public names; the work is done in:
 
 - `renderer.rf90_base`: theme, the track geometry on the track image, car colours and labels,
-  the label search, trajectory symbols and badges (shared by every image);
+  the label search, trajectory symbols, braking zone chevrons and badges, and the words every
+  image uses for one meaning each (shared by every image);
 - `renderer.rf90_track_layout` and `renderer.rf90_track`: `render_track(state,
   active_section=None)`, the circuit drawn from the track data (sections as outlined shapes,
-  curves tinted apart from straights and braking zones, slots), every trajectory kind with its
-  own shape or line style (normal = disc, sharp = diamond, extreme = triangle, late brake =
-  dashed red/white brake line, off track = dashed run-off box), the cars as markers in their
-  own colour (`Car.colour`) with a number (players: seat + 1, round) or a robot letter (X =
-  SuperFast, F = Fast, S = Slow, square), the Leader token, "turn ended" / "turn skipped"
-  badges, the active section highlighted; around the track the section numbers, the corner
-  names with their duel modifiers and run-off costs, the late brake targets; in the infield the
-  trajectory bonuses, costs and targets next to their symbols, the title, the weather track,
-  the turn and the car list; below, the turn indicator strip (turns, stages, the current turn,
-  every car's fuel chit and the robots' pit tokens) and the legend;
+  curves tinted apart from straights, braking zones tinted and chevroned, slots), every
+  trajectory kind with its own shape or line style (normal = disc, sharp = diamond, extreme =
+  triangle, late brake = dashed red/white brake line, off track = dashed run-off box), the cars
+  as markers in their own colour (`Car.colour`) with a number (players: seat + 1, round) or a
+  robot letter (X = SuperFast, F = Fast, S = Slow, square), the Leader token, "played" /
+  "skipped this game turn" badges, the active section highlighted; above the track the header
+  band (the game turn, the stage, the section activated, the weather, the car to play or the
+  duel or the leader, the winner at the finish); around the track the section numbers, the
+  corner names with their duel modifiers and run-off costs, the late brake targets; in the
+  infield the trajectory bonuses, costs and check targets next to their symbols, the title,
+  the car list and the weather track; below, the game turn indicator strip (game turns,
+  stages, the current game turn, every car's fuel chit and the robots' pit tokens) and the
+  legend;
 - `renderer.rf90_closeup_layout` and `renderer.rf90_closeup`: `render_closeup(state,
-  section=None)`, the section being activated and its neighbours, 800 x 500, for a phone;
+  section=None)`, the section being activated and its neighbours, 800 x 540, for a phone;
 - `renderer.rf90_cockpit`: `render_cockpit(state, seat)`, one seat's private cockpit (its hand
   as cards, tyres, damage, fuel, strategy, skill), 800 px wide;
-- `renderer.rf90_tables`: `render_dashboards(state)` (one panel per car: tyres and chips, blue
-  discs, damage, fuel turn, strategy, skill, the number of cards in hand - never the cards) and
-  `render_classification(state)` (the final order with status and pit stops).
+- `renderer.rf90_tables`: `render_dashboards(state)` (where the race is, then one panel per car
+  in race order: tyres and chips, blue discs, damage, fuel, strategy, skill, target check, the
+  number of cards in hand - never the cards - and pit stops; robots and cars out of the race
+  as compact rows; a legend of the discs) and `render_classification(state)` (the final order
+  with status, laps and pit stops), 800 px wide.
 
-Phone legibility: the track image is 1860 x 1568 px and its texts are 24-34 px (never under
-`MIN_TEXT` = 22 px at full width), so that they still read when Discord shows the image about
-840 px wide. Labels never sit under a car: `track_layout(state)` gives the box of every text
-label and every car marker (with its badges) the image draws. The labels around the track are
-placed once per track by a small search that keeps them off the track, off every car slot, off
-the run-off spots where off-track cars wait, off the infield's texts and off each other; a
-leader line joins a label pushed away from what it names and crosses no other label. The
-close-up and the cockpit are meant for a phone showing them ~400 px wide: no text they draw is
-under 12 px at that width (`closeup_texts`, `cockpit_texts` list every text with its size).
+Words: a game turn is "game turn" (never "turn" or "T"), a corner is called by its name
+("Corner 8" when it has none), costs are "1 tyre", "1 dmg" (a damage disc), "1 card"; a car
+has "played" or "skipped" this game turn.
+
+Phone legibility: Discord shows an image about `PHONE_W` = 400 px wide on a phone, where a text
+must be `PHONE_MIN_PX` = 12 px or more (`phone_px(width)`: 24 px on an 800 px image). The
+close-up, the cockpit, the dashboards and the classification meet it for every text they draw
+(`closeup_texts`, `cockpit_texts`, `dashboard_texts`, `classification_texts` list them). The
+track image (1860 px wide) cannot as a whole: its header band does (56 px, `BAND_PX`); the
+rest (texts 24-34 px, never under `MIN_TEXT` = 22 px) reads when the image is opened full size,
+and the same facts are on the close-up (the section and its neighbours: corners, duel
+modifiers, costs, trajectories, late brake targets) and the dashboards (the game turn, the
+weather, who is to play, every car). Labels never sit under a car: `track_layout(state)` gives
+the box of every text label and every car marker (with its badges) the image draws. The labels
+around the track are placed once per track by a small search that keeps them off the track,
+off every car slot, off the run-off spots where off-track cars wait, off the infield's texts
+and off each other; a leader line joins a label pushed away from what it names and crosses no
+other label.
 
 The static part of each image is drawn once (per track; per track and section for the
 close-up) and cached, `warm_caches()` builds them all; an image then costs only the moving
 parts and the PNG encoding.
 `slot_xy`, `car_xy`, `off_track_xy`, `section_box`, `section_polygon`, `turn_cell_xy`,
-`track_layout`, `closeup_layout` and `dashboard_rows` expose the layout and the drawn data for
-callers and tests.
+`track_layout`, `band`, `closeup_layout`, `dashboard_rows` and `dashboard_layout` expose the
+layout and the drawn data for callers and tests.
 
 Only public information is drawn, from `GAME.public_view(state)` (where a hand is a count),
 except in the cockpit, which draws one seat's `GAME.seat_view(state, seat)`.
@@ -48,8 +63,12 @@ from __future__ import annotations
 
 from renderer.rf90_base import (
     BADGE_PAD,
+    BAND_H,
+    BAND_PX,
     BRAKE_RED,
+    BRAKING,
     CARD_RGB,
+    CHEVRON,
     CORNER_BG,
     ENDED_BG,
     HEIGHT,
@@ -60,9 +79,12 @@ from renderer.rf90_base import (
     OFF_BG,
     OFF_MARKER,
     OFF_ROW,
+    PHONE_MIN_PX,
+    PHONE_W,
     SEAT_COLOURS,
     SKIPPED_BG,
     SLOT_GAP,
+    STRAIGHT,
     TRAJ_BG,
     Box,
     H,
@@ -78,34 +100,56 @@ from renderer.rf90_base import (
     car_colour_name,
     car_label,
     car_xy,
+    corner_name,
+    corner_title,
+    cost_text,
     draw_trajectory_symbol,
+    game_turn_text,
     off_track_xy,
+    phone_px,
     section_box,
     section_polygon,
     slot_xy,
+    weather_text,
 )
 from renderer.rf90_closeup import closeup_texts, render_closeup, warm_closeups
 from renderer.rf90_closeup_layout import CLOSEUP_H, CLOSEUP_W, CloseupLayout, closeup_layout
 from renderer.rf90_cockpit import COCKPIT_W, cockpit_texts, render_cockpit, warm_cockpit
 from renderer.rf90_tables import (
+    DASH_W,
     DashRow,
     classification_rows,
+    classification_texts,
     dashboard_layout,
     dashboard_rows,
+    dashboard_texts,
     render_classification,
     render_dashboards,
 )
 from renderer.rf90_track import render_track, warm_track
-from renderer.rf90_track_layout import corner_title, cost_text, track_layout, turn_cell_xy
+from renderer.rf90_track_layout import (
+    band,
+    off_text,
+    race_head,
+    race_status,
+    track_layout,
+    traj_text,
+    turn_cell_xy,
+)
 
 __all__ = [
     "BADGE_PAD",
+    "BAND_H",
+    "BAND_PX",
     "BRAKE_RED",
+    "BRAKING",
     "CARD_RGB",
+    "CHEVRON",
     "CLOSEUP_H",
     "CLOSEUP_W",
     "COCKPIT_W",
     "CORNER_BG",
+    "DASH_W",
     "ENDED_BG",
     "H",
     "HEIGHT",
@@ -116,9 +160,12 @@ __all__ = [
     "OFF_BG",
     "OFF_MARKER",
     "OFF_ROW",
+    "PHONE_MIN_PX",
+    "PHONE_W",
     "SEAT_COLOURS",
     "SKIPPED_BG",
     "SLOT_GAP",
+    "STRAIGHT",
     "TRAJ_BG",
     "W",
     "Box",
@@ -131,20 +178,29 @@ __all__ = [
     "PxPoint",
     "_inside",
     "_poly_shape",
+    "band",
     "boxes_overlap",
     "car_colour_name",
     "car_label",
     "car_xy",
     "classification_rows",
+    "classification_texts",
     "closeup_layout",
     "closeup_texts",
     "cockpit_texts",
+    "corner_name",
     "corner_title",
     "cost_text",
     "dashboard_layout",
     "dashboard_rows",
+    "dashboard_texts",
     "draw_trajectory_symbol",
+    "game_turn_text",
+    "off_text",
     "off_track_xy",
+    "phone_px",
+    "race_head",
+    "race_status",
     "render_classification",
     "render_closeup",
     "render_cockpit",
@@ -154,8 +210,10 @@ __all__ = [
     "section_polygon",
     "slot_xy",
     "track_layout",
+    "traj_text",
     "turn_cell_xy",
     "warm_caches",
+    "weather_text",
 ]
 
 

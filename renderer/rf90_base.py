@@ -20,6 +20,7 @@ from renderer.common import (
     RGB,
     MarkerShape,
     _label_size,  # the size `car_marker` draws its label at
+    _text_mask,  # the box of a text drawn
     car_marker,
     draw_text,
 )
@@ -38,6 +39,7 @@ GRASS: RGB = (118, 166, 98)
 INFIELD: RGB = (236, 240, 232)
 STRAIGHT: RGB = (92, 96, 104)
 BRAKING: RGB = (112, 92, 98)
+CHEVRON: RGB = (178, 156, 162)  # the chevrons of a braking zone
 CURVE: RGB = (58, 74, 122)
 EDGE: RGB = (240, 242, 244)
 SLOT_LINE: RGB = (160, 166, 176)
@@ -51,6 +53,22 @@ LABEL_BG: RGB = (255, 255, 255)
 CORNER_BG: RGB = (220, 228, 250)
 TRAJ_BG: RGB = (255, 255, 236)
 STRIP_BG: RGB = (246, 247, 250)
+# the dark theme of the images meant for a phone (dashboards, cockpit): they sit in Discord's
+# dark theme without a white glare, and read on the light theme too
+DARK_BG: RGB = (30, 33, 39)
+DARK_PANEL: RGB = (42, 46, 55)
+DARK_HEAD: RGB = (20, 22, 27)
+DARK_FG: RGB = (238, 240, 244)
+DARK_MUTED: RGB = (170, 178, 192)
+DARK_EMPTY: RGB = (150, 158, 172)  # an empty damage space
+BROWN_DISC: RGB = (132, 80, 40)
+BLUE_DISC: RGB = (40, 110, 240)
+TYRE_RGB: dict[str, RGB] = {
+    "soft": (220, 40, 50),
+    "hard": (236, 238, 242),
+    "intermediate": (40, 170, 80),
+    "wet": (40, 110, 240),
+}
 CARD_RGB: dict[str, RGB] = {
     "red": (214, 26, 36),
     "orange": (255, 128, 0),
@@ -70,14 +88,27 @@ WEATHER_RGB: dict[str, RGB] = {
 SEAT_COLOURS = ("red", "blue", "green", "yellow", "white", "orange")
 ROBOT_LETTERS = {"superfast": "X", "fast": "F", "slow": "S"}
 
+PHONE_W = 400  # Discord shows an image about this wide on a phone
+PHONE_MIN_PX = 12  # the smallest text a player reads there
+
+
+def phone_px(width: int) -> int:
+    """The smallest font size (px at the image's full width) that is still `PHONE_MIN_PX`
+    when an image `width` px wide is shown `PHONE_W` px wide: 24 px at 800, 56 px at 1860."""
+    return math.ceil(PHONE_MIN_PX * width / PHONE_W)
+
+
 DATA_W, DATA_H = 1600, 1000  # the track canvas of the data files
-MX, MY = 130, 80  # the data canvas is drawn this far from the image's left and top edges
-W, H = DATA_W + 2 * MX, DATA_H + 2 * MY  # the track area of the image
-STRIP_H = 236  # the turn indicator strip, below the track
+MX, MY = 130, 80  # the data canvas is drawn this far from the track area's left and top edges
+W = DATA_W + 2 * MX
+BAND_H = 176  # the header band at the top of the track image, above the track area
+H = BAND_H + DATA_H + 2 * MY  # the bottom of the track area (it starts at BAND_H)
+STRIP_H = 236  # the game turn indicator strip, below the track
 LEGEND_H = 172  # the legend, below the strip
 HEIGHT = H + STRIP_H + LEGEND_H
 SS = 2  # supersampling of the static layer
 
+BAND_PX = phone_px(W)  # the header band's texts: 56 px, 12 px on a phone
 MIN_TEXT = 22  # no text on the track image is smaller (px at the image's full width)
 NAME_PX = 26  # corner names, duel modifiers, section numbers
 CHIP_PX = 24  # trajectory labels, run-off costs, late brake targets
@@ -148,7 +179,7 @@ def _inside(poly: Iterable[Point], p: Point) -> bool:
 
 def _shift(p: Point) -> Point:
     """A point of the data canvas on the image."""
-    return (p[0] + MX, p[1] + MY)
+    return (p[0] + MX, p[1] + MY + BAND_H)
 
 
 def _unit(dx: float, dy: float) -> Point:
@@ -336,6 +367,76 @@ def _footprint(xy: Point, size: int) -> Box:
     return (xy[0] - r, xy[1] - r, xy[0] + r, xy[1] + r)
 
 
+def draw_braking_chevrons(
+    draw: ImageDraw.ImageDraw, quad: Iterable[Point], ss: int = 1, width: int = 6
+) -> None:
+    """Chevrons across a braking zone's quad (inner start, inner end, outer end, outer start),
+    pointing the way the cars run, so that a braking zone reads apart from a straight without
+    its tint (for red-green colour-blind players too)."""
+    q = list(quad)
+    start = ((q[0][0] + q[3][0]) / 2, (q[0][1] + q[3][1]) / 2)
+    end = ((q[1][0] + q[2][0]) / 2, (q[1][1] + q[2][1]) / 2)
+    length = math.dist(start, end) or 1.0
+    n = max(2, round(length / 34))
+    d = min(0.35 / n, 14 / length)  # the chevron's depth along the track
+    for k in range(n):
+        u = (k + 0.5) / n
+        pts = [_bilinear(q, u - d, 0.14), _bilinear(q, u + d, 0.5), _bilinear(q, u - d, 0.86)]
+        draw.line([(x * ss, y * ss) for x, y in pts], fill=CHEVRON, width=width * ss,
+                  joint="curve")  # fmt: skip
+
+
+# --- words: one meaning each ---------------------------------------------------------------
+# "game turn" is the race's turn (never a bare "turn" or "T"); a corner is called by its name
+# ("Corner 8" when it has none); what a trajectory or a run-off area costs is written "1 tyre",
+# "1 dmg" (a damage disc) and "1 card".
+
+
+def cost_text(tyres: int, damage: int, cards: int) -> str:
+    """A cost in words, e.g. "2 tyres, 1 dmg, 1 card"; "" when there is none."""
+    parts = [
+        f"{tyres} tyre{'s' if tyres != 1 else ''}" if tyres else "",
+        f"{damage} dmg" if damage else "",
+        f"{cards} card{'s' if cards != 1 else ''}" if cards else "",
+    ]
+    return ", ".join(p for p in parts if p)
+
+
+def corner_name(sec: Section) -> str:
+    """A corner's name without the data's explanations in brackets ("Chicane (turn 5)" ->
+    "Chicane"); a corner named only by its number is "Corner 8"."""
+    assert sec.corner is not None
+    name = sec.corner.name.split(" (")[0].strip()
+    if name.lower() in (f"turn {sec.corner.number}", f"corner {sec.corner.number}", ""):
+        return f"Corner {sec.corner.number}"
+    return name
+
+
+def corner_title(sec: Section) -> str:
+    """A corner's title, e.g. "10 · Chicane": the section and the corner's name."""
+    return f"{sec.index} · {corner_name(sec)}"
+
+
+def game_turn_text(state: RF90State) -> str:
+    """Where the race is, e.g. "Game turn 11/27", "Finished after game turn 27", "Start"."""
+    tr = _track(state)
+    if state.phase == "finished":
+        return f"Finished after game turn {state.turn}"
+    if state.phase == "race":
+        return f"Game turn {state.turn}/{tr.race_turns}"
+    return {"setup": "Set-up", "qualifying": "Qualifying", "start": "Start"}.get(
+        state.phase, state.phase.capitalize()
+    )
+
+
+def weather_text(state: RF90State) -> tuple[str, RGB]:
+    """The weather, e.g. "Sun (dry)", and its colour."""
+    spaces = catalog.tables().weather.spaces
+    sp = spaces[min(max(state.weather, 0), len(spaces) - 1)]
+    text = sp.name if sp.state.lower() == sp.name.lower() else f"{sp.name} ({sp.state})"
+    return text, WEATHER_RGB[sp.name]
+
+
 # --- cars --------------------------------------------------------------------------------
 
 
@@ -457,7 +558,7 @@ def _place(
     shapes: list[_Shape],
     ok: Callable[[Box], bool],
     avoid: list[Box],
-    bounds: Box = (4, 4, W - 4, H - 4),
+    bounds: Box = (4, BAND_H + 4, W - 4, H - 4),
 ) -> Box | None:
     """The cheapest free box of this size near `anchor`, pushed along `normal` (and shifted
     along `tangent`): inside `bounds` (by default the track area of the track image), free of
@@ -596,15 +697,32 @@ def _badge(draw: ImageDraw.ImageDraw, c: Point, kind: str, colour: RGB, r: int) 
         draw_text(draw, (x, y), kind, round(r * 1.4), INK, bold=True, anchor="mm")
 
 
+def draw_discs(
+    draw: ImageDraw.ImageDraw, x: float, y: float, fills: list[RGB | None], r: int = 13
+) -> float:
+    """A row of discs centred on `y` from `x` (None: an empty space, a ring); returns the x
+    after the last."""
+    for fill in fills:
+        box = (x, y - r, x + 2 * r, y + r)
+        if fill is None:
+            draw.ellipse(box, outline=DARK_EMPTY, width=3)
+        else:
+            draw.ellipse(box, fill=fill, outline=(250, 250, 250), width=2)
+        x += 2 * r + 6
+    return x
+
+
 # --- drawn texts, for the phone legibility checks ------------------------------------------
 
 
 @dataclass(frozen=True)
 class DrawnText:
-    """A text an image draws and its font size, in px at the image's full width."""
+    """A text an image draws, its font size in px at the image's full width, and the box its
+    ink covers (None for a car marker's label, which stays inside its marker)."""
 
     text: str
     size: int
+    box: Box | None = None
 
 
 class TextLog(list[DrawnText]):
@@ -626,7 +744,9 @@ class TextLog(list[DrawnText]):
         drawn = draw_text(draw, xy, text, size, fill, bold=bold, anchor=anchor,
                           max_width=max_width)  # fmt: skip
         if drawn:
-            self.append(DrawnText(drawn, size))
+            mask, dx, dy = _text_mask(drawn, size, bold, anchor)  # cached: drawn just now
+            x, y = round(xy[0]) + dx, round(xy[1]) + dy
+            self.append(DrawnText(drawn, size, (x, y, x + mask.width, y + mask.height)))
         return drawn
 
     def marker(

@@ -3,7 +3,7 @@ activated and its neighbours (up to 2 before and 3 after, fewer where they would
 a player reading Discord on a phone, where an image shows about 400 px wide.
 
 The full track image (1860 px) is illegible at that width. The close-up redraws the window of
-sections as a ribbon 800 x 500 px: each section keeps its kind (straight, braking zone, curve
+sections as a ribbon 800 x 540 px: each section keeps its kind (straight, braking zone, curve
 tinted apart), its slots in their order (front slot ahead, two abreast on straights, single
 file in curves) and the way the track turns at each of its ends, but every section gets the
 length its slots need, and the ribbon is turned so that the cars run left to right. Around it,
@@ -11,11 +11,11 @@ as on the track image: corner blocks with their duel modifiers (also written in 
 of a curve), run-off areas with their costs and the off-track cars waiting there, section
 numbers with the late brake targets (and the brake line), the trajectory symbols with their
 bonus, cost and target; on the track the cars (markers with their numbers or robot letters,
-the Leader token, "turn ended" / "turn skipped" badges, the car to play ringed, lines to the
-trajectories they hold), the section being activated lit in yellow and named in the header,
-sections under a yellow flag outlined in yellow and black. The header gives the turn, the
-section and the weather; the footer what happens (the car to play, a duel, the safety car,
-yellow flags).
+the Leader token, "played" / "skipped this game turn" badges, the car to play ringed, lines to
+the trajectories they hold), the section being activated lit in yellow and named in the
+header, sections under a yellow flag outlined in yellow and black; braking zones carry
+chevrons. The header gives the game turn, the section and the weather; the footer what
+happens (the car to play, a duel, the safety car, yellow flags).
 
 Every text is at least `MIN_PX` = 24 px, 12 px once the image is scaled to 400 px wide
 (`closeup_texts` lists them). The window's layout (the ribbon, its turn, the labels placed by
@@ -70,16 +70,26 @@ from renderer.rf90_base import (
     _track,
     _unit,
     car_colour_name,
+    corner_title,
+    draw_braking_chevrons,
     draw_trajectory_symbol,
+    game_turn_text,
     palette_reference,
+    weather_text,
 )
 from renderer.rf90_closeup_layout import (
     C_MARKER,
     C_TRAJ_R,
     CELL_W,
+    CHIP_LINE,
     CLOSEUP_H,
     CLOSEUP_W,
     FOOT_H,
+    FOOT_Y,
+    LEGEND_ROW,
+    LEGEND_ROWS,
+    LEGEND_SYMBOL,
+    LEGEND_Y,
     LINE_H,
     STUB,
     TEXT_PX,
@@ -91,7 +101,6 @@ from renderer.rf90_closeup_layout import (
     _layout,
     _moved,
 )
-from renderer.rf90_track_layout import corner_title
 from rules.rf90 import GAME, catalog
 from rules.rf90.state import RF90State
 
@@ -139,6 +148,8 @@ def _draw_shapes(draw: ImageDraw.ImageDraw, lay: CloseupLayout) -> None:
         sec = tr.sections[i]
         fill = {"curve": CURVE, "braking": BRAKING}.get(sec.kind, STRAIGHT)
         draw.polygon([_s(p) for p in lay.quads[i]], fill=fill, outline=EDGE, width=3 * SS)
+        if sec.kind == "braking":
+            draw_braking_chevrons(draw, lay.quads[i], SS)
     for i in lay.sections:
         q = lay.quads[i]
         if i == 0:  # the start / finish line
@@ -161,6 +172,14 @@ def _draw_shapes(draw: ImageDraw.ImageDraw, lay: CloseupLayout) -> None:
 
 def _chip(draw: ImageDraw.ImageDraw, box: Box, fill: RGB) -> None:
     draw.rounded_rectangle(box, radius=6, fill=fill, outline=INK, width=2)
+
+
+def _chip_lines(draw: ImageDraw.ImageDraw, cx: float, cy: float, text: str, log: TextLog) -> None:
+    """A chip's text, on one line or two, centred on (cx, cy)."""
+    lines = text.split("\n")
+    for k, line in enumerate(lines):
+        y = cy + (k - (len(lines) - 1) / 2) * CHIP_LINE
+        log.text(draw, (cx, y), line, TEXT_PX, INK, bold=True, anchor="mm")
 
 
 def _draw_labels(draw: ImageDraw.ImageDraw, lay: CloseupLayout, lit: bool, log: TextLog) -> None:
@@ -204,14 +223,13 @@ def _draw_labels(draw: ImageDraw.ImageDraw, lay: CloseupLayout, lit: bool, log: 
             draw.rounded_rectangle(lb.box, radius=6, outline=INK, width=2)
         elif lb.kind == "offtrack":
             _chip(draw, lb.box, OFF_BG)
-            log.text(draw, ((x0 + x1) / 2, cy), lb.text, TEXT_PX, INK, bold=True, anchor="mm")
+            _chip_lines(draw, (x0 + x1) / 2, cy, lb.text, log)
         elif lb.kind == "trajectory":
             t = trajectories[lb.ref]
             _chip(draw, lb.box, TRAJ_BG)
             draw_trajectory_symbol(draw, t.kind, list(t.colours),
                                    (x0 + 6 + TRAJ_SYMBOL / 2, cy), 11)  # fmt: skip
-            log.text(draw, ((x0 + TRAJ_SYMBOL + x1) / 2, cy), lb.text, TEXT_PX, INK, bold=True,
-                     anchor="mm")  # fmt: skip
+            _chip_lines(draw, (x0 + TRAJ_SYMBOL + x1) / 2, cy, lb.text, log)
     for i in lay.sections:  # a curve's duel modifiers, in its empty slots (cars cover them)
         sec = tr.sections[i]
         if sec.corner is None:
@@ -241,8 +259,45 @@ def _static(track: str, section: int, lit: bool) -> tuple[Image.Image, tuple[Dra
     log = TextLog()
     _draw_labels(draw, lay, lit, log)
     draw.rectangle((0, 0, CLOSEUP_W, TOP_H - 1), fill=HEADER_BG)
-    draw.rectangle((0, CLOSEUP_H - FOOT_H, CLOSEUP_W, CLOSEUP_H), fill=HEADER_BG)
+    draw.rectangle((0, FOOT_Y, CLOSEUP_W, CLOSEUP_H), fill=HEADER_BG)
+    _draw_legend(draw, log)
     return img, tuple(log)
+
+
+LEGEND_FG: RGB = (206, 212, 222)
+
+
+def _draw_legend(draw: ImageDraw.ImageDraw, log: TextLog) -> None:
+    """What the symbols mean, below the footer: trajectories, the late brake line, run-off
+    areas, braking zones, the Leader token, the cars that played or skipped this game turn."""
+    draw.line((0, LEGEND_Y, CLOSEUP_W, LEGEND_Y), fill=(90, 98, 112), width=2)
+    for r, row in enumerate(LEGEND_ROWS):
+        cy = LEGEND_Y + 6 + LEGEND_ROW * r + LEGEND_ROW / 2
+        for kind, text, x in row:
+            sx = x + LEGEND_SYMBOL / 2  # the symbol's centre
+            if kind in ("normal", "sharp", "extreme"):
+                draw_trajectory_symbol(draw, kind, ["orange"], (sx, cy), 11)
+            elif kind == "brake":
+                for k in range(5):
+                    c = BRAKE_RED if k % 2 == 0 else (255, 255, 255)
+                    draw.rectangle((sx - 17 + k * 7, cy - 5, sx - 10 + k * 7, cy + 5), fill=c)
+            elif kind == "off":
+                draw.rounded_rectangle((sx - 17, cy - 12, sx + 17, cy + 12), radius=4,
+                                       fill=OFF_BG, outline=INK)  # fmt: skip
+            elif kind in ("curve", "braking"):
+                quad = [(sx - 17, cy - 12), (sx + 17, cy - 12), (sx + 17, cy + 12),
+                        (sx - 17, cy + 12)]  # fmt: skip
+                draw.rectangle((sx - 17, cy - 12, sx + 17, cy + 12),
+                               fill=CURVE if kind == "curve" else BRAKING)  # fmt: skip
+                if kind == "braking":
+                    draw_braking_chevrons(draw, quad, 1, 3)
+            elif kind == "L":
+                _badge(draw, (sx, cy), "", LEADER_BG, BADGE_R)
+                log.text(draw, (sx, cy + 1), "L", TEXT_PX, INK, bold=True, anchor="mm")
+            else:
+                colour = ENDED_BG if kind == "ok" else SKIPPED_BG
+                _badge(draw, (sx, cy), kind, colour, BADGE_R - 2)
+            log.text(draw, (x + LEGEND_SYMBOL + 6, cy), text, TEXT_PX, LEGEND_FG, anchor="lm")
 
 
 def _reference(static: Image.Image) -> Image.Image:
@@ -268,17 +323,8 @@ def _layer(
 
 
 def _header(state: RF90State, section: int, lit: bool) -> str:
-    tr = _track(state)
-    if state.phase == "finished":
-        head = f"Finished after turn {state.turn}"
-    elif state.phase == "race":
-        head = f"Turn {state.turn}/{tr.race_turns}"
-    else:
-        head = {"setup": "Set-up", "qualifying": "Qualifying", "start": "Start"}.get(
-            state.phase, state.phase
-        )
     where = f"section {section} activated" if lit else f"section {section}"
-    return f"{head} · {where}"
+    return f"{game_turn_text(state)} · {where}"
 
 
 def _footer(state: RF90State, lay: CloseupLayout) -> str:
@@ -286,7 +332,8 @@ def _footer(state: RF90State, lay: CloseupLayout) -> str:
     bits = []
     if state.duel is not None:
         sec = tr.sections[state.duel.section]
-        bits.append(f"Duel at {corner_title(sec)}" if sec.corner else f"Duel at {sec.index}")
+        where = corner_title(sec) if sec.corner else f"section {sec.index}"
+        bits.append(f"Duel at {where}")
     elif state.pending is not None:
         car = state.cars[state.pending.car]
         where = "" if car.section in lay.slots else f", at section {car.section}"
@@ -297,12 +344,6 @@ def _footer(state: RF90State, lay: CloseupLayout) -> str:
         flags = ", ".join(str(s) for s in sorted(state.yellow_flags))
         bits.append(f"Yellow flag at {flags}")
     return " · ".join(bits)
-
-
-def _weather(state: RF90State) -> tuple[str, RGB]:
-    spaces = catalog.tables().weather.spaces
-    sp = spaces[min(max(state.weather, 0), len(spaces) - 1)]
-    return f"{sp.name} ({sp.state})", WEATHER_RGB[sp.name]
 
 
 def _draw_dynamic(draw: ImageDraw.ImageDraw, state: RF90State, lay: CloseupLayout, lit: bool,
@@ -348,7 +389,7 @@ def _draw_dynamic(draw: ImageDraw.ImageDraw, state: RF90State, lay: CloseupLayou
             kind, colour = ("ok", ENDED_BG) if car.mark == "ended" else ("II", SKIPPED_BG)
             _badge(draw, (xy[0] + half - 3, xy[1] + half - 3), kind, colour, BADGE_R - 2)
     # the header: turn and section, the weather; the footer: what happens
-    weather, colour = _weather(state)
+    weather, colour = weather_text(state)
     ww = text_width(weather, TEXT_PX, True) + 20
     wx = CLOSEUP_W - 10 - ww
     draw.rounded_rectangle((wx, 8, CLOSEUP_W - 10, TOP_H - 8), radius=6, fill=colour)
@@ -358,7 +399,7 @@ def _draw_dynamic(draw: ImageDraw.ImageDraw, state: RF90State, lay: CloseupLayou
              bold=True, anchor="lm", max_width=wx - 24)  # fmt: skip
     foot = _footer(state, lay)
     if foot:
-        log.text(draw, (12, CLOSEUP_H - FOOT_H / 2), foot, TEXT_PX, HEADER_FG, anchor="lm",
+        log.text(draw, (12, FOOT_Y + FOOT_H / 2), foot, TEXT_PX, HEADER_FG, anchor="lm",
                  max_width=CLOSEUP_W - 24)  # fmt: skip
 
 
@@ -378,7 +419,7 @@ def _compose(state: RF90State, section: int | None) -> tuple[Image.Image, TextLo
 
 def render_closeup(state: RF90State, section: int | None = None) -> bytes:
     """The close-up of `section` (by default the section being activated, lit) and its
-    neighbours, with the cars, 800 x 500 px."""
+    neighbours, with the cars, 800 x 540 px."""
     img, _, ref = _compose(state, section)
     return to_png(img, reference=ref)
 

@@ -3,11 +3,12 @@ window of sections around the one being activated laid out as a ribbon (each sec
 its rows of slots need, the bends kept but softened, turned so that the cars run left to
 right), the run-off areas of its corners, its slots and trajectory symbols, and its labels
 placed by the label search of the track image; tried from the largest window (2 sections
-before, 3 after) down until everything fits the 800 x 500 frame. `closeup_layout(state)` adds
+before, 3 after) down until everything fits the 800 x 540 frame. `closeup_layout(state)` adds
 where each car stands."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from dataclasses import dataclass
@@ -34,22 +35,61 @@ from renderer.rf90_base import (
     _track,
     _unbilinear,
     _unit,
+    corner_title,
 )
-from renderer.rf90_track_layout import _traj_text, corner_title, cost_text
+from renderer.rf90_track_layout import off_text, traj_text
 from rules.rf90 import GAME, catalog
 from rules.rf90.catalog import Section
 from rules.rf90.state import Car, RF90State
 
-CLOSEUP_W, CLOSEUP_H = 800, 500
+CLOSEUP_W = 800
 PHONE_W = 400  # Discord shows an image about this wide on a phone
 PHONE_MIN_PX = 12  # no text smaller than this there
 MIN_PX = math.ceil(PHONE_MIN_PX * CLOSEUP_W / PHONE_W)  # 24 px at the full width
-TEXT_PX = 24  # labels, slot modifiers, the footer
+TEXT_PX = 24  # labels, slot modifiers, the footer, the legend
 LINE_H = 34  # one line of a label block
 CELL_W = 40  # one duel modifier in a corner block
 TOP_H = 48  # the header bar
 FOOT_H = 44  # the footer bar
 MARGIN = 6  # labels keep this far from the edges of the track area
+TRACK_H = 448  # the track area, between the header and the footer
+
+# the legend, below the footer: each symbol (drawn LEGEND_SYMBOL wide) and its words
+LEGEND: tuple[tuple[str, str], ...] = (
+    ("normal", "normal"),
+    ("sharp", "sharp"),
+    ("extreme", "extreme"),
+    ("brake", "late brake"),
+    ("off", "run-off"),
+    ("curve", "curve"),
+    ("braking", "braking zone"),
+    ("L", "leader"),
+    ("ok", "played"),
+    ("II", "skipped"),  # (this game turn, as the track image says)
+)
+LEGEND_SYMBOL = 34
+LEGEND_ROW = 36
+
+
+def _legend_rows() -> list[list[tuple[str, str, float]]]:
+    """The legend's items in rows that fit the width: (kind, words, left x)."""
+    rows: list[list[tuple[str, str, float]]] = [[]]
+    x = 12.0
+    for kind, text in LEGEND:
+        w = LEGEND_SYMBOL + 6 + text_width(text, TEXT_PX)
+        if rows[-1] and x + w > CLOSEUP_W - 12:
+            rows.append([])
+            x = 12.0
+        rows[-1].append((kind, text, x))
+        x += w + 22
+    return rows
+
+
+LEGEND_ROWS = _legend_rows()
+LEGEND_H = LEGEND_ROW * len(LEGEND_ROWS) + 12
+FOOT_Y = TOP_H + TRACK_H  # the top of the footer
+LEGEND_Y = FOOT_Y + FOOT_H  # the top of the legend
+CLOSEUP_H = LEGEND_Y + LEGEND_H
 
 C_MARKER = 48  # car markers (their number is drawn at 24-25 px)
 PITCH = 56  # slot centres along the track
@@ -269,14 +309,31 @@ def _section_size(sec: Section) -> tuple[float, float]:
     return w, LINE_H
 
 
-def _off_text(sec: Section) -> str:
-    assert sec.off_track is not None
-    c = sec.off_track.cost
-    return "off " + cost_text(c.tyres, c.damage, c.cards)
+CHIP_LINE = 28  # the line pitch of a chip on two lines
 
 
-def _traj_size(t: catalog.Trajectory) -> tuple[float, float]:
-    return text_width(_traj_text(t), TEXT_PX, True) + 16 + TRAJ_SYMBOL, LINE_H - 2
+def _chip_variants(text: str, extra: float = 0) -> list[tuple[str, tuple[float, float]]]:
+    """A chip's text on one line, then (narrower) on two and three, cut after ": ", ", " or
+    " · " (a " · " at the end of a line is dropped) where the widest line is the shortest;
+    `extra` is room for a symbol."""
+    parts = re.findall(r".+?(?:: |, | · |$)", text)
+    out = [(text, (text_width(text, TEXT_PX, True) + 16 + extra, LINE_H - 2))]
+    for n in (2, 3):
+        best: tuple[float, list[str]] | None = None
+        for cuts in itertools.combinations(range(1, len(parts)), n - 1):
+            bounds = (0, *cuts, len(parts))
+            lines = ["".join(parts[a:b]).removesuffix(" · ").strip() for a, b in
+                     itertools.pairwise(bounds)]  # fmt: skip
+            w = max(text_width(t, TEXT_PX, True) for t in lines)
+            if best is None or w < best[0]:
+                best = (w, lines)
+        if best is not None:
+            out.append(("\n".join(best[1]), (best[0] + 16 + extra, n * CHIP_LINE + 8)))
+    return out
+
+
+def _traj_variants(t: catalog.Trajectory) -> list[tuple[str, tuple[float, float]]]:
+    return _chip_variants(traj_text(t), TRAJ_SYMBOL)
 
 
 # --- the static layout ---------------------------------------------------------------------
@@ -284,7 +341,7 @@ def _traj_size(t: catalog.Trajectory) -> tuple[float, float]:
 
 @dataclass(frozen=True)
 class CloseupLayout:
-    """Where a close-up draws things, on its 800 x 500 image: the window of sections (in
+    """Where a close-up draws things, on its 800 x 540 image: the window of sections (in
     travel order), the section it is centred on (lit when it is being activated), each
     section's outline and slot centres, the trajectory symbols, the run-off areas of its
     corners, the labels and their leader lines; `markers` holds the cars of one state."""
@@ -303,8 +360,8 @@ class CloseupLayout:
     markers: tuple[MarkerBox, ...] = ()
 
 
-AREA: Box = (0, TOP_H, CLOSEUP_W, CLOSEUP_H - FOOT_H)
-BOUNDS: Box = (MARGIN, TOP_H + MARGIN, CLOSEUP_W - MARGIN, CLOSEUP_H - FOOT_H - MARGIN)
+AREA: Box = (0, TOP_H, CLOSEUP_W, FOOT_Y)
+BOUNDS: Box = (MARGIN, TOP_H + MARGIN, CLOSEUP_W - MARGIN, FOOT_Y - MARGIN)
 
 
 def _spot_box(p: Point, size: float) -> Box:
@@ -312,9 +369,13 @@ def _spot_box(p: Point, size: float) -> Box:
     return (p[0] - r, p[1] - r, p[0] + r, p[1] + r)
 
 
-def _try(track: str, section: int, secs: tuple[int, ...], turn: float) -> CloseupLayout | None:
+def _try(
+    track: str, section: int, secs: tuple[int, ...], turn: float, lines: int = 1
+) -> CloseupLayout | None:
     """The layout of this window turned by `turn` degrees from its chord, or None when the
-    ribbon or one of its labels does not fit the frame."""
+    ribbon or one of its labels does not fit the frame. The chips of run-off costs and
+    trajectories are tried on `lines` lines first (narrower, they leave room to the others),
+    then on fewer, then on more."""
     tr = _track(track)
     rib = _ribbon(track, secs, math.radians(turn))
     bands = {
@@ -367,11 +428,20 @@ def _try(track: str, section: int, secs: tuple[int, ...], turn: float) -> Closeu
     leaders: list[tuple[Point, Point]] = []
     avoid: list[Box] = []
 
-    def add(kind: str, text: str, size: tuple[float, float], ref: str, anchor: Point,
-            normal: Point, tangent: Point, mate: Box | None = None) -> Box | None:  # fmt: skip
+    def add(kind: str, variants: list[tuple[str, tuple[float, float]]], ref: str,
+            anchor: Point, normal: Point, tangent: Point,
+            mate: Box | None = None) -> Box | None:  # fmt: skip
+        """Place a label, the first of its variants that fits."""
+        if kind in ("offtrack", "trajectory"):
+            variants = variants[lines - 1 :: -1] + variants[lines:]
         others = [b for b in avoid if b != mate]
-        box = _place(size, anchor, normal, tangent, shapes, lambda b: True, others, BOUNDS)
-        if box is None:
+        placed = None
+        for variant, size in variants:
+            placed = _place(size, anchor, normal, tangent, shapes, lambda b: True, others, BOUNDS)
+            if placed is not None:
+                text, box = variant, placed
+                break
+        if placed is None:
             return None
         labels.append(Label(kind, text, box, TEXT_PX, ref))
         shapes.append(_Shape(box))
@@ -390,23 +460,22 @@ def _try(track: str, section: int, secs: tuple[int, ...], turn: float) -> Closeu
             anchor = mid
             if i in bands:
                 anchor = (mid[0] + n[0] * C_OFF_DEPTH, mid[1] + n[1] * C_OFF_DEPTH)
-            text, size = _corner_text(sec)
-            block = add("corner", text, size, str(i), anchor, n, t)
+            block = add("corner", [_corner_text(sec)], str(i), anchor, n, t)
             if block is None:
                 return None
             if i in bands:
-                off = _off_text(sec)
-                size = (text_width(off, TEXT_PX, True) + 16, LINE_H - 2)
-                if add("offtrack", off, size, str(i), anchor, n, t, block) is None:
+                off = _chip_variants(off_text(sec))
+                if add("offtrack", off, str(i), anchor, n, t, block) is None:
                     return None
-        elif add("section", _section_text(sec), _section_size(sec), str(i), mid, n, t) is None:
+        elif add("section", [(_section_text(sec), _section_size(sec))], str(i), mid, n,
+                 t) is None:  # fmt: skip
             return None
     for i in secs:
         _, n, t = _frame(quads[i])
         for tj in tr.sections[i].trajectories:
             x, y = trajectories[tj.id]
             anchor = (x - n[0] * C_TRAJ_R, y - n[1] * C_TRAJ_R)
-            if add("trajectory", _traj_text(tj), _traj_size(tj), tj.id, anchor, (-n[0], -n[1]),
+            if add("trajectory", _traj_variants(tj), tj.id, anchor, (-n[0], -n[1]),
                    t) is None:  # fmt: skip
                 return None
     return CloseupLayout(track, section, secs, quads, slots, trajectories, bands, stubs,
@@ -422,9 +491,10 @@ def _layout(track: str, section: int) -> CloseupLayout:
             continue
         secs = _window(track, section, before, after)
         for turn in TURNS:
-            found = _try(track, section, secs, turn)
-            if found is not None:
-                return found
+            for lines in (1, 2, 3):
+                found = _try(track, section, secs, turn, lines)
+                if found is not None:
+                    return found
     raise ValueError(f"no close-up of section {section} fits")  # never with the two tracks
 
 

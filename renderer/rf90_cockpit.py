@@ -5,8 +5,8 @@ on the light theme too).
 
 Everything comes from `GAME.seat_view(state, seat)`: the seat's own cards, never another
 seat's (the view holds only their counts, and the cockpit draws none of them). A card shows
-its colour (band and name), its MP, its check factor and its symbols in words (T tyres to
-pay, D damage discs, +1 card, check, rain / sun, pair, flag); a card drawn this turn is marked
+its colour (band and name), its MP, its check factor and its symbols in words (tyres to pay,
+dmg: damage discs, +1 card, check, rain / sun, pair, flag); a card drawn this game turn is marked
 "new", a card laid face down in a duel "in duel". Damage discs are red (temporary) or brown
 (permanent), with a legend and counts; colour is never the only cue.
 
@@ -35,13 +35,22 @@ from renderer.common import (
     wrap_text,
 )
 from renderer.rf90_base import (
+    BLUE_DISC,
     BRAKE_RED,
+    BROWN_DISC,
     CARD_RGB,
+    DARK_BG,
+    DARK_FG,
+    DARK_HEAD,
+    DARK_MUTED,
+    DARK_PANEL,
+    TYRE_RGB,
     WEATHER_RGB,
     DrawnText,
     TextLog,
     _track,
     car_colour_name,
+    draw_discs,
     palette_reference,
 )
 from rules.rf90 import GAME, catalog
@@ -57,21 +66,10 @@ HEAD_PX = 28
 MP_PX = 56
 PAD = 20
 
-BG: RGB = (30, 33, 39)
-PANEL: RGB = (42, 46, 55)
-FG: RGB = (238, 240, 244)
-MUTED: RGB = (170, 178, 192)
+BG, PANEL, FG, MUTED, BROWN = DARK_BG, DARK_PANEL, DARK_FG, DARK_MUTED, BROWN_DISC
 CARD_FACE: RGB = (250, 250, 252)
 CARD_INK: RGB = (24, 26, 31)
 NEW_RGB: RGB = (255, 214, 0)
-BROWN: RGB = (132, 80, 40)
-BLUE_DISC: RGB = (40, 110, 240)
-TYRE_RGB: dict[str, RGB] = {
-    "soft": (220, 40, 50),
-    "hard": (236, 238, 242),
-    "intermediate": (40, 170, 80),
-    "wet": (40, 110, 240),
-}
 
 CARDS_PER_ROW = 6
 CARD_GAP = 12
@@ -123,10 +121,10 @@ def hand_cards(state: RF90State, seat: int) -> list[HandCard]:
 
 def _symbols(card: catalog.Card) -> list[str]:
     bits = [card.colour] if card.deck == "track" else []  # its band says "Track"
-    cost = " ".join(b for b in (f"T{card.tyres}" if card.tyres else "",
-                                f"D{card.damage}" if card.damage else "") if b)  # fmt: skip
-    if cost:
-        bits.append(cost)
+    if card.tyres:
+        bits.append(f"{card.tyres} tyre{'s' if card.tyres != 1 else ''}")
+    if card.damage:
+        bits.append(f"{card.damage} dmg")
     if card.check:
         bits.append("check")
     if card.draw:
@@ -189,28 +187,15 @@ def _card_face(track: str, card_id: int, tag: str) -> tuple[Image.Image, tuple[D
 
 
 LEGEND = (
-    "CF check factor · T tyres to pay · D damage discs · +1 card: draw one · check: the card "
-    "counts if a check passes · rain / sun: the weather moves · pair: pairs with any card · "
-    "flag: a yellow flag"
+    "CF: check factor · tyres: chips to pay · dmg: damage discs · +1 card: draw one · "
+    "check: the card counts if a check passes · rain / sun: the weather moves · pair: pairs "
+    "with any card · flag: a yellow flag"
 )
 
 
 @cache
 def _legend_lines() -> tuple[str, ...]:
     return tuple(wrap_text(LEGEND, TEXT_PX, COCKPIT_W - 2 * PAD, 4))
-
-
-def _discs(draw: ImageDraw.ImageDraw, x: float, y: float, fills: list[RGB | None]) -> float:
-    """A row of discs (None: an empty space); returns the x after the last."""
-    r = 13
-    for fill in fills:
-        box = (x, y - r, x + 2 * r, y + r)
-        if fill is None:
-            draw.ellipse(box, outline=(150, 158, 172), width=3)
-        else:
-            draw.ellipse(box, fill=fill, outline=(250, 250, 250), width=2)
-        x += 2 * r + 6
-    return x
 
 
 def _strategy(sid: str | None) -> tuple[str, str]:
@@ -232,7 +217,7 @@ def _rows(state: RF90State, car: Car) -> list[tuple[str, str, list[str]]]:
     tr = _track(state)
     tyre = (car.tyre or "-").capitalize()
     rows = [("Tyres", f"{tyre} · {car.chips} chip{'s' if car.chips != 1 else ''}", [])]
-    rows.append(("Blue discs", f"{car.blue} (+1 MP each, one a turn)" if car.blue else "none",
+    rows.append(("Blue discs", f"{car.blue} (+1 MP each, one a game turn)" if car.blue else "none",
                  []))  # fmt: skip
     cap = damage_capacity(car)
     rows.append(("Damage", f"{car.damage}/{cap}", [
@@ -240,13 +225,14 @@ def _rows(state: RF90State, car: Car) -> list[tuple[str, str, list[str]]]:
         f"brown: permanent, -{catalog.tables().damage_effects.check_per_brown} to every check",
     ]))  # fmt: skip
     if car.fuel_turn:
-        space, over = fuel_chit(state, car)
+        _, over = fuel_chit(state, car)  # over the top of the indicator: after the finish
         left = car.fuel_turn - state.turn
-        when = f"refuel by turn {car.fuel_turn}"
         if over:
-            when += f" (chit on {space}, next lap)"
-        rows.append(("Fuel", when, [f"{left} turn{'s' if left != 1 else ''} from now"]
-                     if state.phase == "race" and left >= 0 else []))  # fmt: skip
+            rows.append(("Fuel", "fuel to the finish", []))
+        else:
+            rows.append(("Fuel", f"refuel by game turn {car.fuel_turn}",
+                         [f"{left} game turn{'s' if left != 1 else ''} from now"]
+                         if state.phase == "race" and left >= 0 else []))  # fmt: skip
     else:
         rows.append(("Fuel", "-", []))
     name, bonus = _strategy(car.strategy)
@@ -291,13 +277,13 @@ def _compose(state: RF90State, seat: int) -> tuple[Image.Image, TextLog]:
     draw = ImageDraw.Draw(img)
     log = TextLog()
     # header: the car, its place and the turn
-    draw.rectangle((0, 0, COCKPIT_W, HEADER_H), fill=(20, 22, 27))
+    draw.rectangle((0, 0, COCKPIT_W, HEADER_H), fill=DARK_HEAD)
     draw.rectangle((0, HEADER_H - 4, COCKPIT_W, HEADER_H), fill=car_colour(car_colour_name(car))
                    .fill)  # fmt: skip
     log.car(draw, state, state.cars[car.id], (PAD + 24, HEADER_H // 2 - 2), 48)
     if state.phase in ("race", "finished"):
         order = [c.id for c in GAME.race_classification(state)]
-        where = f"P{order.index(car.id) + 1} · turn {state.turn}/{tr.race_turns}"
+        where = f"P{order.index(car.id) + 1} · game turn {state.turn}/{tr.race_turns}"
         if state.phase == "finished":
             where = f"P{order.index(car.id) + 1} · finished"
     else:
@@ -356,11 +342,11 @@ def _compose(state: RF90State, seat: int) -> tuple[Image.Image, TextLog]:
         elif label == "Damage":
             fills: list[RGB | None] = [BRAKE_RED] * car.damage_red + [BROWN] * car.damage_brown
             fills += [None] * max(0, damage_capacity(car) - car.damage)
-            nx = _discs(draw, x, cy, fills)
+            nx = draw_discs(draw, x, cy, fills)
             text = f"{value}: {car.damage_red} red, {car.damage_brown} brown"
             log.text(draw, (nx + 8, cy), text, TEXT_PX, FG, bold=True, anchor="lm")
         elif label == "Blue discs" and car.blue:
-            nx = _discs(draw, x, cy, [BLUE_DISC] * car.blue)
+            nx = draw_discs(draw, x, cy, [BLUE_DISC] * car.blue)
             log.text(draw, (nx + 8, cy), value, TEXT_PX, FG, bold=True, anchor="lm")
         else:
             log.text(draw, (x, cy), value, TEXT_PX, FG, bold=True, anchor="lm",
@@ -368,7 +354,7 @@ def _compose(state: RF90State, seat: int) -> tuple[Image.Image, TextLog]:
         for k, line in enumerate(lines):
             ly = y + ROW_H + k * LINE_H + LINE_H / 2 - 6
             if label == "Damage":  # the legend of the discs: a disc of each colour, then words
-                _discs(draw, x, ly, [BRAKE_RED if k == 0 else BROWN])
+                draw_discs(draw, x, ly, [BRAKE_RED if k == 0 else BROWN])
                 log.text(draw, (x + 40, ly), line, TEXT_PX, MUTED, anchor="lm")
             else:
                 log.text(draw, (x, ly), line, TEXT_PX, MUTED, anchor="lm")
@@ -397,15 +383,15 @@ def _reference() -> Image.Image:
     y = rows * (CARD_H + TAG_H)
     for k, (bg, ink) in enumerate(((BG, FG), (BG, MUTED), (PANEL, FG), (PANEL, MUTED))):
         draw.rectangle((0, y + k * ROW_H, COCKPIT_W, y + (k + 1) * ROW_H), fill=bg)
-        draw_text(draw, (PAD, y + k * ROW_H + ROW_H / 2), "Damage 3/4 refuel by turn 12", TEXT_PX,
-                  ink, bold=k % 2 == 0, anchor="lm")  # fmt: skip
+        draw_text(draw, (PAD, y + k * ROW_H + ROW_H / 2), "Damage 3/4 refuel by game turn 12",
+                  TEXT_PX, ink, bold=k % 2 == 0, anchor="lm")  # fmt: skip
         x = 420
         for fill in (*TYRE_RGB.values(), *WEATHER_RGB.values()):
             draw.rounded_rectangle((x, y + k * ROW_H + 8, x + 40, y + (k + 1) * ROW_H - 8),
                                    radius=8, fill=fill)  # fmt: skip
             x += 40
-        _discs(draw, 420 + 9 * 40 - 300, y + k * ROW_H + ROW_H / 2, [BRAKE_RED, BROWN, BLUE_DISC,
-               None])  # fmt: skip
+        draw_discs(draw, 420 + 9 * 40 - 300, y + k * ROW_H + ROW_H / 2,
+                   [BRAKE_RED, BROWN, BLUE_DISC, None])  # fmt: skip
     extra: list[RGB] = [BG, PANEL, FG, MUTED, CARD_FACE, CARD_INK, NEW_RGB, BROWN, BLUE_DISC,
                         BRAKE_RED, HEADER_BG, (255, 255, 255), (0, 0, 0), OUTLINE_DARK,
                         *CARD_RGB.values(), *TYRE_RGB.values(), *WEATHER_RGB.values()]  # fmt: skip

@@ -17,7 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from PIL import Image, ImageDraw
 
 from renderer.common import HEADER_BG, HEADER_FG, car_marker, draw_text, text_width
-from renderer.rf90_base import HEIGHT, W, car_colour_name, car_label
+from renderer.rf90_base import BAND_H, HEIGHT, W, car_colour_name, car_label
 from renderer.rf90_track import track_image
 from rules.rf90 import GAME, catalog
 from rules.rf90.state import Car, RF90State
@@ -114,7 +114,7 @@ def _draw_band(img: Image.Image, state: RF90State, index: int, count: int) -> No
 
 
 def _track_height(width: int) -> int:
-    return math.ceil(HEIGHT * width / W)  # as Image.reduce rounds
+    return math.ceil((HEIGHT - BAND_H) * width / W)  # as Image.reduce rounds
 
 
 def _scaled(img: Image.Image, width: int) -> Image.Image:
@@ -129,7 +129,8 @@ def replay_frame(
 ) -> Image.Image:
     """One frame of the animation as an RGB image of `frame_size(width)`."""
     frame = Image.new("RGB", frame_size(width), HEADER_BG)
-    frame.paste(_scaled(track_image(state), width), (0, caption_height(width)))
+    # without the track's own header band: the caption above says the same
+    frame.paste(_scaled(track_image(state, header=False), width), (0, caption_height(width)))
     _draw_band(frame, state, index, count)
     return frame
 

@@ -1,6 +1,8 @@
 """The Race! Formula 90 track image, `render_track(state, active_section=None)`: the static
 layer (circuit, labels, infield texts, strip, legend) drawn once per track, supersampled and
-cached with its PNG palette; each image then draws the moving parts over it."""
+cached with its PNG palette; each image then draws the moving parts over it, and the header
+band (the game turn, the section activated, the weather, who is to play or the winner) in
+type a phone shows at 12 px."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ from functools import cache
 from PIL import Image, ImageDraw
 
 from renderer.common import (
+    HEADER_BG,
+    HEADER_FG,
     INK,
     MUTED,
     OUTLINE_DARK,
@@ -24,6 +28,8 @@ from renderer.common import (
     to_png,
 )
 from renderer.rf90_base import (
+    BAND_H,
+    BAND_PX,
     BRAKE_RED,
     BRAKING,
     CHIP_PX,
@@ -32,7 +38,6 @@ from renderer.rf90_base import (
     EDGE,
     ENDED_BG,
     GRASS,
-    HEAD_PX,
     HEIGHT,
     HIGHLIGHT,
     INFIELD,
@@ -71,11 +76,13 @@ from renderer.rf90_base import (
     _traj_xy,
     car_colour_name,
     car_xy,
+    draw_braking_chevrons,
     draw_trajectory_symbol,
     palette_reference,
     section_box,
 )
 from renderer.rf90_track_layout import (
+    BAND_DISC,
     CELL_W,
     CHIT_Y,
     LEGEND_ROWS,
@@ -86,7 +93,6 @@ from renderer.rf90_track_layout import (
     STRIP_LEFT,
     TURN_ROW_H,
     TURN_ROW_Y,
-    TURN_SUB_W,
     _car_list,
     _cell_w,
     _chits,
@@ -95,10 +101,10 @@ from renderer.rf90_track_layout import (
     _stage_spans,
     _static_layout,
     _subtitle,
-    _traj_text,
-    _turn_texts,
     _weather_cell_box,
     _weather_head,
+    band,
+    traj_text,
 )
 from rules.rf90 import GAME, catalog
 from rules.rf90.catalog import Section, Track
@@ -136,6 +142,8 @@ def _draw_shapes(draw: ImageDraw.ImageDraw, tr: Track) -> None:
     for sec in tr.sections:
         fill = {"curve": CURVE, "braking": BRAKING}.get(sec.kind, STRAIGHT)
         draw.polygon([_s(p) for p in polys[sec.index]], fill=fill, outline=EDGE, width=3 * SS)
+        if sec.kind == "braking":
+            draw_braking_chevrons(draw, polys[sec.index], SS)
     # start / finish line: chequered along the start edge of section 0
     a, b = polys[0][0], polys[0][3]
     _dashed(draw, a, b, ((255, 255, 255), (20, 20, 20)), 8, 10)
@@ -203,8 +211,10 @@ def _draw_static_labels(draw: ImageDraw.ImageDraw, tr: Track) -> None:
         elif lb.kind == "offtrack":
             draw.rounded_rectangle(lb.box, radius=6, fill=OFF_BG, outline=INK, width=2)
             x0, y0, x1, y1 = lb.box
-            draw_text(draw, ((x0 + x1) / 2, (y0 + y1) / 2), lb.text, CHIP_PX, INK, bold=True,
-                      anchor="mm")  # fmt: skip
+            lines = lb.text.split("\n")
+            for k, line in enumerate(lines):
+                cy = (y0 + y1) / 2 + (k - (len(lines) - 1) / 2) * (ROW_H - 8)
+                draw_text(draw, ((x0 + x1) / 2, cy), line, CHIP_PX, INK, bold=True, anchor="mm")
         elif lb.kind == "trajectory":
             t = trajectories[lb.ref]
             draw.rounded_rectangle(lb.box, radius=6, fill=TRAJ_BG, outline=INK, width=2)
@@ -212,7 +222,7 @@ def _draw_static_labels(draw: ImageDraw.ImageDraw, tr: Track) -> None:
             cy = (y0 + y1) / 2
             draw_trajectory_symbol(draw, t.kind, list(t.colours), (x0 + 6 + TRAJ_CHIP_SYMBOL / 2,
                                                                   cy), 10)  # fmt: skip
-            draw_text(draw, ((x0 + TRAJ_CHIP_SYMBOL + x1) / 2, cy), _traj_text(t), CHIP_PX, INK,
+            draw_text(draw, ((x0 + TRAJ_CHIP_SYMBOL + x1) / 2, cy), traj_text(t), CHIP_PX, INK,
                       bold=True, anchor="mm")  # fmt: skip
 
 
@@ -250,6 +260,10 @@ def _draw_legend(draw: ImageDraw.ImageDraw) -> None:
         elif kind in ("curve", "braking"):
             draw.rectangle((sx - 18, cy - 12, sx + 18, cy + 12),
                            fill=CURVE if kind == "curve" else BRAKING)  # fmt: skip
+            if kind == "braking":
+                quad = [(sx - 18, cy - 12), (sx + 18, cy - 12), (sx + 18, cy + 12),
+                        (sx - 18, cy + 12)]  # fmt: skip
+                draw_braking_chevrons(draw, quad, 1, 3)
         elif kind == "player":
             car_marker(draw, (round(sx), round(cy)), "white", "1", 32)
         elif kind == "robot":
@@ -271,6 +285,7 @@ def _static(track_name: str) -> Image.Image:
     full = Image.new("RGB", (W, HEIGHT), PAPER)
     full.paste(img, (0, 0))
     draw = ImageDraw.Draw(full)
+    draw.rectangle((0, 0, W, BAND_H - 1), fill=HEADER_BG)
     _draw_static_labels(draw, tr)
     _draw_infield(draw, tr)
     _draw_strip_static(draw, tr)
@@ -293,7 +308,7 @@ def _section_mask(track_name: str, section: int) -> tuple[Image.Image, tuple[int
 def _draw_strip_static(draw: ImageDraw.ImageDraw, tr: Track) -> None:
     draw.rectangle((0, H, W, LEGEND_Y), fill=STRIP_BG)
     draw.line((0, H, W, H), fill=INK, width=2)
-    draw_text(draw, (12, TURN_ROW_Y + TURN_ROW_H / 2), "Turn", STRIP_PX, INK, bold=True,
+    draw_text(draw, (12, TURN_ROW_Y + TURN_ROW_H / 2), "Game turn", STRIP_PX, INK, bold=True,
               anchor="lm")  # fmt: skip
     draw_text(draw, (12, CHIT_Y + 20), "Fuel", STRIP_PX, INK, bold=True, anchor="lm")
     cw = _cell_w(tr)
@@ -351,15 +366,26 @@ def _draw_infield_dynamic(draw: ImageDraw.ImageDraw, state: RF90State) -> None:
     draw.rectangle((x0 - 3, y0 - 3, x1 + 3, y1 + 3), outline=INK, width=4)
     px = (x0 + x1) / 2
     draw.polygon([(px, y1 + 5), (px - 12, y1 + 24), (px + 12, y1 + 24)], fill=INK)
-    head, sub = _turn_texts(state)
-    draw_text(draw, f.turn_head, head, HEAD_PX, INK, bold=True, anchor="mm")
-    if sub:
-        draw_text(draw, f.turn_sub, sub, LIST_PX, INK, anchor="mm", max_width=TURN_SUB_W)
     for e in _car_list(state):
         if e.car is not None:
             _marker(draw, state, e.car, e.marker, LIST_MARKER)
         draw_text(draw, e.text_xy, e.text, LIST_PX, INK if e.car is not None else MUTED,
                   anchor="lm")  # fmt: skip
+
+
+def _draw_band(draw: ImageDraw.ImageDraw, state: RF90State, active_section: int | None) -> None:
+    """The header band: two lines a phone shows at 12 px (the band's dark ground is static)."""
+    b = band(state, active_section)
+    draw_text(draw, b.head_xy, b.head, BAND_PX, HEADER_FG, bold=True, anchor="lm")
+    draw.rounded_rectangle(b.chip, radius=12, fill=b.weather_rgb)
+    fg = (255, 255, 255) if b.weather.startswith("Rain") else INK
+    draw_text(draw, ((b.chip[0] + b.chip[2]) / 2, (b.chip[1] + b.chip[3]) / 2), b.weather,
+              BAND_PX, fg, bold=True, anchor="mm")  # fmt: skip
+    if b.car is not None:  # the car's colour, with no number: its name follows
+        shape = "rounded" if b.car.is_robot else "circle"
+        car_marker(draw, b.disc, car_colour_name(b.car), "", BAND_DISC, shape=shape)
+    if b.sub:
+        draw_text(draw, b.sub_xy, b.sub, BAND_PX, HEADER_FG, anchor="lm")
 
 
 def _draw_strip(draw: ImageDraw.ImageDraw, state: RF90State) -> None:
@@ -381,16 +407,79 @@ def _draw_strip(draw: ImageDraw.ImageDraw, state: RF90State) -> None:
 
 
 def render_track(state: RF90State, *, active_section: int | None = None) -> bytes:
-    """The track image: circuit, trajectories, cars, marks, the active section, the weather,
-    the turn, the car list, the turn indicator strip with the fuel chits, and a legend. The
-    section lit is `active_section`, by default the one whose activation is in progress."""
+    """The track image: the header band, circuit, trajectories, cars, marks, the active
+    section, the weather, the car list, the game turn indicator strip with the fuel chits, and
+    a legend. The section lit is `active_section`, by default the one whose activation is in
+    progress.
+
+    Only what an image draws over the static layer is mapped to the PNG palette: the static
+    layer is mapped once (cached), and the boxes `_dirty` gives are mapped and pasted over a
+    copy of it, which gives the very pixels of mapping the whole image (a test checks it)."""
+    tr = _track(state)
     img = track_image(state, active_section=active_section)
-    return to_png(img, reference=_reference(_track(state).id))
+    ref = _reference(tr.id)
+    out = _static_mapped(tr.id).copy()
+    for box in _dirty(state, active_section):
+        out.paste(img.crop(box).quantize(palette=ref, dither=Image.Dither.NONE), box[:2])
+    return to_png(out)
 
 
-def track_image(state: RF90State, *, active_section: int | None = None) -> Image.Image:
+def _box(x0: float, y0: float, x1: float, y1: float) -> tuple[int, int, int, int]:
+    """Whole pixels covering the box, within the image."""
+    return (max(0, math.floor(x0)), max(0, math.floor(y0)), min(W, math.ceil(x1)),
+            min(HEIGHT, math.ceil(y1)))  # fmt: skip
+
+
+def _dirty(state: RF90State, active_section: int | None) -> list[tuple[int, int, int, int]]:
+    """Every box `track_image` draws in over the static layer: the header band, the section
+    lit, each car (its ring, badges and trajectory line), the current game turn's cell and
+    the chits, the weather and its pawn, the car list."""
+    tr = _track(state)
+    if active_section is None:
+        active_section = state.activation
+    out = [_box(0, 0, W, BAND_H)]
+    if active_section is not None:
+        mask, (x0, y0) = _section_mask(tr.id, active_section)
+        out.append(_box(x0, y0, x0 + mask.width, y0 + mask.height))
+    for car in state.cars:
+        xy = car_xy(state, car.id)
+        if xy is None:
+            continue
+        r = (OFF_MARKER if car.off_track else MARKER) / 2 + 16
+        out.append(_box(xy[0] - r, xy[1] - r, xy[0] + r, xy[1] + r))
+        if car.trajectory and not car.off_track:
+            t = _traj_xy(tr.id)[car.trajectory]
+            out.append(_box(min(xy[0], t[0]) - 6, min(xy[1], t[1]) - 6, max(xy[0], t[0]) + 6,
+                            max(xy[1], t[1]) + 6))  # fmt: skip
+    if state.phase in ("race", "finished") and 1 <= state.turn <= tr.race_turns:
+        x0 = STRIP_LEFT + (state.turn - 1) * _cell_w(tr)
+        out.append(_box(x0 - 2, TURN_ROW_Y - 2, x0 + _cell_w(tr) + 2, TURN_ROW_Y + TURN_ROW_H + 2))
+    for _, _, xy, size in _chits(state):
+        r = size / 2 + 12
+        out.append(_box(xy[0] - r, xy[1] - r, xy[0] + r, xy[1] + r))
+    f = _infield(tr.id)
+    head = _weather_head(state)
+    half = text_width(head, NAME_PX, True) / 2 + 8
+    out.append(_box(f.weather_head[0] - half, f.weather_head[1] - NAME_PX,
+                    f.weather_head[0] + half, f.weather_head[1] + NAME_PX))  # fmt: skip
+    spaces = catalog.tables().weather.spaces
+    x0, y0, x1, y1 = _weather_cell_box(tr.id, min(max(state.weather, 0), len(spaces) - 1))
+    out.append(_box(x0 - 6, y0 - 6, x1 + 6, y1 + 28))
+    for e in _car_list(state):
+        h = LIST_MARKER / 2 + 2
+        out.append(_box(e.marker[0] - h, e.marker[1] - h, e.marker[0] + h, e.marker[1] + h))
+        x, y = e.text_xy
+        out.append(_box(x - 2, y - LIST_PX, x + text_width(e.text, LIST_PX) + 4, y + LIST_PX))
+    return out
+
+
+def track_image(
+    state: RF90State, *, active_section: int | None = None, header: bool = True
+) -> Image.Image:
     """`render_track` as an RGB Pillow image of W x HEIGHT, before the PNG palette: for
-    callers that compose or scale it (the replay animation) without a PNG round trip."""
+    callers that compose or scale it (the replay animation) without a PNG round trip.
+    Without its `header` band (for a caller that writes its own caption), the image is
+    W x (HEIGHT - BAND_H): the track area starts at its top."""
     tr = _track(state)
     if active_section is None:
         active_section = state.activation
@@ -405,6 +494,9 @@ def track_image(state: RF90State, *, active_section: int | None = None) -> Image
     _draw_cars(draw, state, view.get("leader"))
     _draw_strip(draw, state)
     _draw_infield_dynamic(draw, state)
+    if not header:
+        return img.crop((0, BAND_H, W, HEIGHT))
+    _draw_band(draw, state, active_section)
     return img
 
 
@@ -423,10 +515,18 @@ def _reference(track_name: str) -> Image.Image:
     both.paste(lit, (0, static.height))
     sample = both.resize((both.width // 2, both.height // 2), Image.Resampling.NEAREST)
     extra: list[RGB] = [HIGHLIGHT, LEADER_BG, ENDED_BG, SKIPPED_BG, TITLE_BG, TITLE_FG, INK,
-                        (255, 255, 255), (0, 0, 0), OUTLINE_DARK]  # fmt: skip
+                        HEADER_BG, HEADER_FG, (255, 255, 255), (0, 0, 0), OUTLINE_DARK,
+                        *WEATHER_RGB.values()]  # fmt: skip
     return palette_reference(sample, 192, extra)
+
+
+@cache
+def _static_mapped(track_name: str) -> Image.Image:
+    """The static layer mapped to the track's PNG palette, once."""
+    return _static(track_name).quantize(palette=_reference(track_name),
+                                        dither=Image.Dither.NONE)  # fmt: skip
 
 
 def warm_track(track: str) -> None:
     """Build the cached static layer of a track image and its PNG palette (~1 s)."""
-    _reference(track)
+    _static_mapped(track)

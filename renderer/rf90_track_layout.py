@@ -1,6 +1,7 @@
-"""Where the track image puts its texts: the labels around the track (corner blocks with their
+"""Where the track image puts its texts: the header band (the game turn, the section activated,
+the weather, who is to play, the winner), the labels around the track (corner blocks with their
 duel modifiers, run-off costs, section numbers, late brake targets, trajectory labels), placed
-once per track by the label search; the infield (title, turn, car list, weather), the turn
+once per track by the label search; the infield (title, car list, weather), the game turn
 indicator strip and the legend at fixed places; and `track_layout(state)`, every label and
 car marker of one image with the box it covers."""
 
@@ -18,9 +19,10 @@ from renderer.common import (
     text_width,
 )
 from renderer.rf90_base import (
+    BAND_H,
+    BAND_PX,
     CHIP_PX,
     CHIT,
-    HEAD_PX,
     LEADER_MIN,
     LIST_MARKER,
     LIST_PX,
@@ -59,32 +61,17 @@ from renderer.rf90_base import (
     _track,
     _traj_xy,
     car_xy,
+    corner_title,
+    cost_text,
+    game_turn_text,
+    weather_text,
 )
-from rules.rf90 import catalog
+from rules.rf90 import GAME, catalog
 from rules.rf90.catalog import Section, Track
 from rules.rf90.engine import fuel_chit
 from rules.rf90.state import Car, RF90State
 
 # --- static labels -----------------------------------------------------------------------
-
-
-def cost_text(tyres: int, damage: int, cards: int) -> str:
-    parts = [
-        f"T{tyres}" if tyres else "",
-        f"D{damage}" if damage else "",
-        f"C{cards}" if cards else "",
-    ]
-    return " ".join(p for p in parts if p)
-
-
-def corner_title(sec: Section) -> str:
-    """A corner's title, e.g. "10 · T5 Chicane": the section, the corner's number and its
-    name, without the data's explanations in brackets ("Chicane (turn 5)")."""
-    assert sec.corner is not None
-    name = sec.corner.name.split(" (")[0].strip()
-    if name.lower() == f"turn {sec.corner.number}":
-        return f"{sec.index} · T{sec.corner.number}"
-    return f"{sec.index} · T{sec.corner.number} {name}"
 
 
 CORNER_LINE_W = 260  # a longer corner title wraps
@@ -105,24 +92,24 @@ def _wrap_title(title: str, width: float) -> list[str]:
     return [line.rstrip() for line in lines]
 
 
-def _off_chip(sec: Section) -> str:
+def off_text(sec: Section) -> str:
+    """What leaving the track at a corner costs, e.g. "off: 2 tyres, 1 dmg"."""
     if sec.off_track is None:
         return ""
     c = sec.off_track.cost
-    return "off " + cost_text(c.tyres, c.damage, c.cards)
+    return "off: " + cost_text(c.tyres, c.damage, c.cards)
 
 
 def _corner_variants(sec: Section) -> list[tuple[str, tuple[float, float]]]:
     """A corner block's title lines (joined by newlines) and size: on one line if it fits
-    CORNER_LINE_W, else wrapped; then, narrower, the section and corner numbers on a line of
-    their own above the name."""
+    CORNER_LINE_W, else wrapped; then, narrower, the section number on a line of its own
+    above the name."""
     assert sec.corner is not None
     title = corner_title(sec)
-    prefix = f"{sec.index} · T{sec.corner.number}"
-    name = title[len(prefix) :].strip()
     options = [_wrap_title(title, CORNER_LINE_W)]
-    if name:
-        options.append([prefix, *_wrap_title(name, CORNER_NAME_W)])
+    narrow = [str(sec.index), *_wrap_title(title.split(" · ", 1)[1], CORNER_NAME_W)]
+    if narrow != options[0]:
+        options.append(narrow)
     out: list[tuple[str, tuple[float, float]]] = []
     for lines in options:
         name_w = max(text_width(t, NAME_PX, True) for t in lines) + 16
@@ -131,8 +118,14 @@ def _corner_variants(sec: Section) -> list[tuple[str, tuple[float, float]]]:
     return out
 
 
-def _off_size(sec: Section) -> tuple[float, float]:
-    return text_width(_off_chip(sec), CHIP_PX, True) + 16, ROW_H - 4
+def _off_variants(sec: Section) -> list[tuple[str, tuple[float, float]]]:
+    """A run-off cost chip on one line, or on two ("off:" above the cost) where that fits."""
+    one = off_text(sec)
+    two = one.replace(": ", ":\n", 1)
+    return [
+        (one, (text_width(one, CHIP_PX, True) + 16, ROW_H - 4)),
+        (two, (max(text_width(t, CHIP_PX, True) for t in two.split("\n")) + 16, 2 * ROW_H - 12)),
+    ]
 
 
 def _section_size(sec: Section) -> tuple[float, float]:
@@ -142,27 +135,28 @@ def _section_size(sec: Section) -> tuple[float, float]:
     return w, ROW_H
 
 
-def _traj_text(t: catalog.Trajectory) -> str:
+def traj_text(t: catalog.Trajectory) -> str:
+    """A trajectory's bonus, cost and check target, e.g. "+2 · 1 tyre", "+2 · check 50"."""
     bits = [f"+{t.bonus}"]
     cost = cost_text(t.cost.tyres, t.cost.damage, t.cost.cards)
     if cost:
         bits.append(cost)
     if t.target is not None:
-        bits.append(f"chk {t.target}")
-    return " ".join(bits)
+        bits.append(f"check {t.target}")
+    return " · ".join(bits)
 
 
 def _traj_size(t: catalog.Trajectory) -> tuple[float, float]:
     """A trajectory label: its symbol (shape and colours, as on the track) and its text."""
-    return text_width(_traj_text(t), CHIP_PX, True) + 16 + TRAJ_CHIP_SYMBOL, ROW_H - 4
+    return text_width(traj_text(t), CHIP_PX, True) + 16 + TRAJ_CHIP_SYMBOL, ROW_H - 4
 
 
-# --- infield panels (title, weather, turn, car list) --------------------------------------
+# --- infield panels (title, car list, weather) ----------------------------------------------
 
 
 @cache
 def _infield_frame(track_name: str) -> Box:
-    """The infield's area kept for the title, the turn, the car list and the weather: the
+    """The infield's area kept for the title, the car list and the weather: the
     infield less a band along its edge for the trajectory labels."""
     x0, y0, x1, y1 = _bbox(_inner(track_name))
     return (x0 + 124, y0 + 60, x1 - 124, y1 - 60)
@@ -172,7 +166,7 @@ WEATHER_CELL = 96
 LIST_COLS = 3
 LIST_ROWS = 4
 LIST_ROW_H = 38
-INFIELD_H = 436  # the height of the infield's contents, centred in the frame
+INFIELD_H = 380  # the height of the infield's contents, centred in the frame
 
 
 @dataclass(frozen=True)
@@ -182,8 +176,6 @@ class _Infield:
 
     title: Point
     subtitle: Point
-    turn_head: Point
-    turn_sub: Point
     list_origin: Point  # top-left of the car list
     list_col_w: float
     weather_head: Point
@@ -199,12 +191,10 @@ def _infield(track_name: str) -> _Infield:
     return _Infield(
         title=(cx, top + 20),
         subtitle=(cx, top + 64),
-        turn_head=(cx, top + 106),
-        turn_sub=(cx, top + 144),
-        list_origin=(x0, top + 168),
+        list_origin=(x0, top + 100),
         list_col_w=(x1 - x0) / LIST_COLS,
-        weather_head=(cx, top + 346),
-        weather_cells=(cx - n * WEATHER_CELL / 2, top + 370),
+        weather_head=(cx, top + 284),
+        weather_cells=(cx - n * WEATHER_CELL / 2, top + 308),
     )
 
 
@@ -220,7 +210,8 @@ def _ctext_box(xy: Point, text: str, size: int, bold: bool = False) -> Box:
 
 
 def _subtitle(tr: Track) -> str:
-    return f"{tr.race_turns} turns · {tr.laps} laps · pit stop: {tr.pit_sections} sections back"
+    return (f"{tr.race_turns} game turns · {tr.laps} laps · pit stop: {tr.pit_sections} "
+            "sections back")  # fmt: skip
 
 
 def _weather_cell_box(track_name: str, i: int) -> Box:
@@ -228,29 +219,24 @@ def _weather_cell_box(track_name: str, i: int) -> Box:
     return (x + i * WEATHER_CELL, y, x + (i + 1) * WEATHER_CELL - 4, y + 42)
 
 
-TURN_SUB_W = 760  # the widest "duel at" / "to play" line
-
-
 @cache
 def _infield_reserved(track_name: str) -> tuple[Box, ...]:
-    """Boxes the dynamic infield texts may take (turn, car list, weather, its pawn): kept
-    free of the trajectory labels."""
+    """Boxes the dynamic infield texts may take (car list, weather, its pawn): kept free of
+    the trajectory labels."""
     f = _infield(track_name)
     x0, _, x1, _ = _infield_frame(track_name)
     cx = (x0 + x1) / 2
     cells = _weather_cell_box(track_name, len(catalog.tables().weather.spaces) - 1)
     return (
-        (cx - 300, f.turn_head[1] - 21, cx + 300, f.turn_head[1] + 21),
-        (cx - TURN_SUB_W / 2, f.turn_sub[1] - 18, cx + TURN_SUB_W / 2, f.turn_sub[1] + 18),
         (x0, f.list_origin[1], x1, f.list_origin[1] + LIST_ROWS * LIST_ROW_H),
         (cx - 280, f.weather_head[1] - 19, cx + 280, f.weather_head[1] + 19),
         (f.weather_cells[0] - 4, cells[1] - 4, cells[2] + 4, cells[3] + 28),
     )
 
 
-# --- the turn strip and the legend, below the track --------------------------------------
+# --- the game turn strip and the legend, below the track ----------------------------------
 
-STRIP_LEFT = 96
+STRIP_LEFT = 150  # room for "Game turn" on the left
 STRIP_RIGHT = W - 16
 STAGE_Y = H + 8
 STAGE_H = 38
@@ -283,17 +269,17 @@ def turn_cell_xy(track: str, turn: int) -> PxPoint:
 
 LEGEND_ROWS: tuple[tuple[str, str], ...] = (
     ("normal", "Normal trajectory: +MP bonus"),
-    ("sharp", "Sharp: +MP, cost T tyres D damage C cards"),
-    ("extreme", "Extreme: +MP, check target (chk)"),
+    ("sharp", "Sharp: +MP for tyres, dmg, cards"),
+    ("extreme", "Extreme: +MP, check target"),
     ("brake", "Late brake line: check target"),
-    ("off", "Run-off: off-track cars wait (off = cost)"),
+    ("off", "Run-off: off-track cars wait, off: cost"),
     ("curve", "Curve: duel modifiers, front slot first"),
-    ("braking", "Braking zone"),
+    ("braking", "Braking zone (chevrons)"),
     ("player", "Player car (seat number)"),
     ("robot", "Robot: X SuperFast, F Fast, S Slow"),
     ("L", "Leader token"),
-    ("ok", "Turn ended"),
-    ("II", "Turn skipped"),
+    ("ok", "Played this game turn"),
+    ("II", "Skipped this game turn"),
 )
 
 
@@ -339,8 +325,9 @@ def _static_layout(track_name: str) -> _StaticLayout:
         labels.append(Label("weather", sp.name, _weather_cell_box(track_name, i), TEXT_PX))
     # strip and legend
     cw = _cell_w(tr)
-    labels.append(Label("strip", "Turn", _text_box((12, TURN_ROW_Y + TURN_ROW_H / 2), "Turn",
-                                                   STRIP_PX, True), STRIP_PX))  # fmt: skip
+    labels.append(Label("strip", "Game turn", _text_box((12, TURN_ROW_Y + TURN_ROW_H / 2),
+                                                        "Game turn", STRIP_PX, True),
+                        STRIP_PX))  # fmt: skip
     labels.append(Label("strip", "Fuel", _text_box((12, CHIT_Y + 20), "Fuel", STRIP_PX, True),
                         STRIP_PX))  # fmt: skip
     for k, (a, b) in enumerate(_stage_spans(tr)):
@@ -404,7 +391,7 @@ def _static_layout(track_name: str) -> _StaticLayout:
             block = add("corner", _corner_variants(sec), NAME_PX, str(sec.index), anchor, n, t,
                         outside)  # fmt: skip
             if sec.off_track is not None:  # the run-off cost, next to the run-off area
-                add("offtrack", [(_off_chip(sec), _off_size(sec))], CHIP_PX, str(sec.index),
+                add("offtrack", _off_variants(sec), CHIP_PX, str(sec.index),
                     anchor, n, t, outside, block)  # fmt: skip
         else:
             text = str(sec.index)
@@ -417,7 +404,7 @@ def _static_layout(track_name: str) -> _StaticLayout:
         for tj in sec.trajectories:
             xy = _traj_xy(track_name)[tj.id]
             anchor = (xy[0] - n[0] * 14, xy[1] - n[1] * 14)
-            add("trajectory", [(_traj_text(tj), _traj_size(tj))], CHIP_PX, tj.id, anchor,
+            add("trajectory", [(traj_text(tj), _traj_size(tj))], CHIP_PX, tj.id, anchor,
                 (-n[0], -n[1]), t, infield)  # fmt: skip
     return _StaticLayout(tuple(labels), tuple(leaders), tuple(spots))
 
@@ -426,28 +413,94 @@ def _static_layout(track_name: str) -> _StaticLayout:
 
 
 def _weather_head(state: RF90State) -> str:
-    spaces = catalog.tables().weather.spaces
-    sp = spaces[min(max(state.weather, 0), len(spaces) - 1)]
-    return f"Weather: {sp.name} ({sp.state})"
+    return f"Weather: {weather_text(state)[0]}"
 
 
-def _turn_texts(state: RF90State) -> tuple[str, str]:
+# the header band: two lines of BAND_PX (12 px on a phone), the weather in a chip on the first
+BAND_PAD = 28
+BAND_LINE1 = BAND_H * 0.27  # centre of the first line
+BAND_LINE2 = BAND_H * 0.74
+BAND_CHIP_H = 72
+BAND_DISC = 58  # the colour disc of the car the second line names
+
+
+@dataclass(frozen=True)
+class Band:
+    """The header band of one image: the game turn (and the stage and the section activated),
+    the weather in a chip, and what happens (the car to play, a duel, the leader, the winner)
+    after the colour disc of the car it names. Texts are drawn with anchor 'lm' at their
+    point; `boxes` are what they cover."""
+
+    head: str
+    head_xy: Point
+    weather: str
+    weather_rgb: tuple[int, int, int]
+    chip: Box
+    sub: str
+    sub_xy: Point
+    car: Car | None
+    disc: PxPoint
+    boxes: tuple[Box, Box, Box]  # the head, the chip, the sub line
+
+
+def race_status(state: RF90State) -> tuple[str, Car | None]:
+    """What happens, and the car it names: the winner, a duel, the car to play, the leader or
+    the pole sitter (e.g. "To play: Alice")."""
     tr = _track(state)
-    phase = state.phase
-    if phase in ("race", "finished"):
-        head = f"Turn {state.turn}/{tr.race_turns} · stage {tr.stage(state.turn)}"
-        if phase == "finished":
-            head = f"Finished after turn {state.turn}"
-    else:
-        head = {"setup": "Set-up", "qualifying": "Qualifying", "start": "Start"}.get(phase, phase)
-    sub = ""
+    if state.phase == "finished":
+        order = GAME.race_classification(state)
+        if order and order[0].running:
+            return f"Winner: {order[0].name}", order[0]
+        return "No car finished", None
     if state.duel is not None:
         sec = tr.sections[state.duel.section]
-        sub = f"Duel at {corner_title(sec)}" if sec.corner else f"Duel at section {sec.index}"
-    elif state.pending is not None:
+        where = corner_title(sec) if sec.corner else f"section {sec.index}"
+        return f"Duel at {where}", None
+    if state.pending is not None:
         car = state.cars[state.pending.car]
-        sub = f"To play: {car.name} (phase {state.pending.phase})"
-    return head, sub
+        return f"To play: {car.name}", car
+    if state.phase == "race":
+        lead = GAME.public_view(state).get("leader")
+        if lead is not None:
+            return f"Leader: {state.cars[lead].name}", state.cars[lead]
+    if state.phase == "start" and state.grid_order:
+        pole = state.cars[state.grid_order[0]]
+        return f"Pole: {pole.name}", pole
+    return "", None
+
+
+def race_head(state: RF90State, active_section: int | None = None) -> str:
+    """Where the race is, e.g. "Game turn 11/27 · stage 2 · section 21": the section is
+    `active_section`, by default the one whose activation is in progress."""
+    if active_section is None:
+        active_section = state.activation
+    head = game_turn_text(state)
+    if state.phase == "race":
+        head += f" · stage {_track(state).stage(state.turn)}"
+    if active_section is not None:
+        head += f" · section {active_section}"
+    return head
+
+
+def band(state: RF90State, active_section: int | None = None) -> Band:
+    """The header band of the track image of this state (lit on `active_section`, by default
+    the section whose activation is in progress)."""
+    head = race_head(state, active_section)
+    weather, rgb = weather_text(state)
+    cw = text_width(weather, BAND_PX, True) + 36
+    chip = (W - BAND_PAD - cw, BAND_LINE1 - BAND_CHIP_H / 2, W - BAND_PAD,
+            BAND_LINE1 + BAND_CHIP_H / 2)  # fmt: skip
+    head = _fit(head, BAND_PX, chip[0] - 2 * BAND_PAD, bold=True)
+    head_xy = (BAND_PAD, BAND_LINE1)
+    sub, car = race_status(state)
+    x = BAND_PAD
+    disc = (round(x + BAND_DISC / 2), round(BAND_LINE2))
+    if car is not None:
+        x += BAND_DISC + 18
+    sub = _fit(sub, BAND_PX, W - BAND_PAD - x)
+    sub_xy = (x, BAND_LINE2)
+    boxes = (_text_box(head_xy, head, BAND_PX, True), chip, _text_box(sub_xy, sub, BAND_PX))
+    return Band(head, head_xy, weather, rgb, chip, sub, sub_xy, car, disc, boxes)
 
 
 @dataclass(frozen=True)
@@ -483,8 +536,8 @@ def _car_list(state: RF90State) -> list[_ListEntry]:
     return out
 
 
-def _fit(text: str, size: int, room: float) -> str:
-    return ellipsize(displayable(text), size, room)
+def _fit(text: str, size: int, room: float, bold: bool = False) -> str:
+    return ellipsize(displayable(text), size, room, bold)
 
 
 def _chits(state: RF90State) -> list[tuple[Car | str, bool, PxPoint, int]]:
@@ -513,7 +566,7 @@ def _chits(state: RF90State) -> list[tuple[Car | str, bool, PxPoint, int]]:
     return out
 
 
-def track_layout(state: RF90State) -> Layout:
+def track_layout(state: RF90State, active_section: int | None = None) -> Layout:
     """Every text label and every car marker the track image of this state draws, with the
     box each covers (markers with their badges), and the leader lines."""
     st = _static_layout(state.track)
@@ -528,11 +581,14 @@ def track_layout(state: RF90State) -> Layout:
                                      _footprint(xy, size)))  # fmt: skip
     text = _weather_head(state)
     labels.append(Label("weather", text, _ctext_box(f.weather_head, text, NAME_PX, True), NAME_PX))
-    head, sub = _turn_texts(state)
-    labels.append(Label("status", head, _ctext_box(f.turn_head, head, HEAD_PX, True), HEAD_PX))
-    if sub:
-        sub = _fit(sub, LIST_PX, TURN_SUB_W)
-        labels.append(Label("status", sub, _ctext_box(f.turn_sub, sub, LIST_PX), LIST_PX))
+    b = band(state, active_section)
+    for text, box in zip((b.head, b.weather, b.sub), b.boxes, strict=True):
+        if text:
+            labels.append(Label("header", text, box, BAND_PX))
+    if b.car is not None:
+        h = BAND_DISC / 2
+        markers.append(MarkerBox(b.car.id, "band", (b.disc[0] - h, b.disc[1] - h,
+                                                    b.disc[0] + h, b.disc[1] + h)))  # fmt: skip
     for e in _car_list(state):
         if e.car is not None:
             h = LIST_MARKER / 2

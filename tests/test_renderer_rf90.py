@@ -1,20 +1,35 @@
 """RF90 images: valid PNGs within budget, determinism, and that cars, highlights, badges and
 chits are drawn where the layout helpers say, in the cars' own colours; on crowded positions no
 car marker covers a label, labels do not overlap and no text is smaller than 22 px; dashboards
-never show card identities."""
+never show card identities.
+
+Reading on a phone (issue 12), checked on every text drawn (`draw_text` is recorded): the
+track image's header band (the game turn, the section, the weather, who is to play, the
+winner) and every text of the dashboards and the classification are 12 px or more when the
+image is shown 400 px wide; the dashboards' texts never overlap; drivers' names are drawn, never
+a colour's stand-in; one word per meaning across the images (a game turn, a corner's name,
+tyres); braking zones carry a pattern, not only a tint."""
 
 from __future__ import annotations
 
 import io
 import math
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from functools import cache
 
 import pytest
 from PIL import Image, ImageChops
 
-from renderer.common import PALETTE, TITLE_BG
+from renderer import common, rf90_base, rf90_closeup, rf90_cockpit, rf90_tables, rf90_track
+from renderer.common import ELLIPSIS, PALETTE, TITLE_BG
 from renderer.rf90 import (
+    BAND_H,
+    BRAKING,
+    CHEVRON,
     CORNER_BG,
+    DASH_W,
     ENDED_BG,
     HEIGHT,
     LEADER_BG,
@@ -30,13 +45,21 @@ from renderer.rf90 import (
     W,
     _inside,
     _poly_shape,
+    band,
     boxes_overlap,
     car_colour_name,
     car_label,
     car_xy,
     classification_rows,
+    classification_texts,
+    corner_name,
+    dashboard_layout,
     dashboard_rows,
+    dashboard_texts,
     off_track_xy,
+    phone_px,
+    race_head,
+    race_status,
     render_classification,
     render_dashboards,
     render_track,
@@ -161,13 +184,43 @@ def test_active_section_highlight_changes_only_that_section() -> None:
         lit = _img(render_track(state, active_section=track_sec))
         # (the PNG palette may shift a colour a little elsewhere: count real changes only)
         diff = ImageChops.difference(plain, lit).convert("L").point(lambda v: 255 if v > 40 else 0)
+        diff = diff.crop((0, BAND_H, W, HEIGHT))  # the header band names the section: not here
         x0, y0, x1, y1 = section_box("barcelona", track_sec)
+        y0, y1 = y0 - BAND_H, y1 - BAND_H
         changed = diff.histogram()[255]
         inside = diff.crop((x0 - 8, y0 - 8, x1 + 8, y1 + 8)).histogram()[255]
         assert changed > 2000 and inside >= 0.98 * changed, (changed, inside)
-        assert diff.crop(section_box("barcelona", far)).getbbox() is None
+        fx0, fy0, fx1, fy1 = section_box("barcelona", far)
+        assert diff.crop((fx0, fy0 - BAND_H, fx1, fy1 - BAND_H)).getbbox() is None
         inner = (x0 + (x1 - x0) // 3, y0 + (y1 - y0) // 3, x1 - (x1 - x0) // 3, y1 - (y1 - y0) // 3)
         assert diff.crop(inner).getbbox() is not None  # the inside is tinted, not just the rim
+
+
+def test_track_png_maps_only_what_changed_and_gives_the_same_pixels() -> None:
+    """`render_track` maps the static layer to the palette once and only the boxes an image
+    draws in: the PNG is the very one of mapping the whole image."""
+    from renderer.common import to_png
+    from renderer.rf90_track import _reference, track_image
+
+    scene = _scene()
+    scene.robot_tokens = [RobotToken(robot="slow", value=3, check=50, turn=9)]
+    states = [scene, off_track(_scene(), 0, 17)[0], _crowded("silverstone"),
+              _finished("barcelona"), _named("silverstone")]  # fmt: skip
+    for state in states:
+        for active in (None, 3, catalog.track(state.track).length - 1):
+            whole = to_png(track_image(state, active_section=active),
+                           reference=_reference(state.track))  # fmt: skip
+            assert render_track(state, active_section=active) == whole, (state.track, active)
+
+
+def test_track_image_without_its_header_band_is_the_rest_of_the_image() -> None:
+    from renderer.rf90_track import track_image
+
+    state = _scene()
+    whole = track_image(state, active_section=4)
+    rest = track_image(state, active_section=4, header=False)
+    assert whole.size == (W, HEIGHT) and rest.size == (W, HEIGHT - BAND_H)
+    assert ImageChops.difference(rest, whole.crop((0, BAND_H, W, HEIGHT))).getbbox() is None
 
 
 def test_unknown_active_section_is_refused() -> None:
@@ -383,10 +436,12 @@ def test_finished_robot_race_renders_everything(track: str) -> None:
         assert len(png) < BUDGET
     rows = classification_rows(state)
     order = GAME.race_classification(state)
-    assert [r[1].text for r in rows] == [c.name for c in order]  # type: ignore[union-attr]
+    assert [r[1].name for r in rows] == [c.name for c in order]
     for row, car in zip(rows, order, strict=True):
-        assert row[2].text.startswith(car.status)  # type: ignore[union-attr]
-        assert row[4] == str(car.pit_stops)
+        assert row[2] == ("finished" if car.running else car.status) or row[2].startswith(
+            f"{car.status} (game turn "
+        )
+        assert row[4] == f"{car.pit_stops} pit stop{'s' if car.pit_stops != 1 else ''}"
     assert sum(c.pit_stops for c in order) > 0
 
 
@@ -396,8 +451,9 @@ def test_classification_shows_retired_cars() -> None:
     state.cars[3].out_turn = 4
     state.sections[3].remove(3)
     rows = classification_rows(state)
-    assert rows[-1][1].text == "Fast"  # type: ignore[union-attr]
-    assert rows[-1][2].text == "retired (turn 4)"  # type: ignore[union-attr]
+    assert rows[-1][1].name == "Fast"
+    assert rows[-1][2] == "retired (game turn 4)"
+    assert rows[0][2] == "running"  # the race goes on
     assert car_xy(state, 3) is None
     _img(render_classification(state))
 
@@ -409,3 +465,268 @@ def test_the_section_being_activated_is_lit_by_default() -> None:
     state.activation = 8
     assert render_track(state) == render_track(state, active_section=8)
     assert render_track(state) != plain
+
+
+# --- reading on a phone (issue 12) -----------------------------------------------------------
+
+PHONE_W, PHONE_MIN = 400, 12
+
+
+@dataclass(frozen=True)
+class Drawn:
+    text: str
+    size: int
+
+
+@pytest.fixture
+def texts(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[Callable[[], object]], list]]:
+    """Records every text an image draws (through `draw_text`, which the RF90 renderers, the
+    text log of the phone images and the shared marker helper use), static layers included:
+    their caches are emptied first so that they are drawn again."""
+    drawn: list[Drawn] = []
+    real = common.draw_text
+
+    def spy(draw, xy, text, size, *args, **kwargs) -> str:  # noqa: ANN001
+        shown = real(draw, xy, text, size, *args, **kwargs)
+        if shown:
+            drawn.append(Drawn(shown, size))
+        return shown
+
+    for module in (common, rf90_base, rf90_track, rf90_tables, rf90_cockpit, rf90_closeup):
+        monkeypatch.setattr(module, "draw_text", spy, raising=False)
+
+    def clear() -> None:
+        rf90_track._static.cache_clear()
+        rf90_track._reference.cache_clear()
+        rf90_closeup._layer.cache_clear()
+
+    def record(render: Callable[[], object]) -> list[Drawn]:
+        clear()
+        drawn.clear()
+        render()
+        return list(drawn)
+
+    yield record
+    clear()  # drawn through the spy: the same pixels, drawn again by the next user
+
+
+def _phone_legible(drawn: list, width: int, names: tuple[str, ...] = ()) -> None:
+    """Every text is 12 px or more at 400 px wide, and none is cut short but a driver's
+    name (which a player chooses)."""
+    assert drawn
+    for t in drawn:
+        assert t.size * PHONE_W / width >= PHONE_MIN, t
+        if t.text.endswith(ELLIPSIS):
+            assert any(n.startswith(t.text[:-1].rstrip()) for n in names), t
+
+
+def test_the_phone_rule_is_what_the_tests_check() -> None:
+    assert phone_px(DASH_W) == 24 == math.ceil(PHONE_MIN * DASH_W / PHONE_W)
+    assert phone_px(W) == 56
+
+
+@cache
+def _named(track: str, turn: int = 8) -> RF90State:
+    """Three drivers with names (as the bot gives them) and the robots, in game turn `turn`
+    while a driver is to play."""
+    names = [{"name": "Alice"}, {"name": "Bob"}, {"name": "Chloé Dupont-Aignan"}]
+    state = GAME.new_game(11, {"track": track, "players": names})
+    for _ in range(20_000):
+        pending = state.pending
+        if (state.phase == "race" and state.turn >= turn and pending is not None
+                and state.cars[pending.car].seat is not None):  # fmt: skip
+            return state
+        state, _ = GAME.apply(state, GAME.robot_action(state, GAME.to_act(state)[0]))
+    raise AssertionError("the race ended first")
+
+
+def _packed() -> RF90State:
+    """The most cars a race has: six players with long names (wet tyres, every disc, the
+    longest strategy and skill) and the seven robots, one of them out of the race."""
+    robots = ["superfast", "superfast", "fast", "fast", "fast", "slow", "slow"]
+    specs: list[dict] = [
+        {"seat": k, "name": f"Driver number {k + 1} with a very long name indeed",
+         "section": k, "tyre": ("intermediate", "soft", "hard", "wet")[k % 4], "chips": 12,
+         "blue": 3, "damage_red": 2, "damage_brown": 2, "strategy": "banging_wheels",
+         "skill": "wise_driving", "fuel_turn": 12 + k, "pit_stops": 2}
+        for k in range(6)
+    ] + [{"robot": r, "section": 8 + k, "pit_stops": 1} for k, r in enumerate(robots)]  # fmt: skip
+    state = build("barcelona", specs, turn=9)
+    out = state.cars[-1]
+    out.status, out.out_turn = "retired", 6
+    state.sections[out.section].remove(out.id)
+    return state
+
+
+def _dash_states() -> list[RF90State]:
+    return [_scene(), _packed(), _named("barcelona"), _named("silverstone"), _finished("barcelona")]
+
+
+def test_dashboard_texts_read_on_a_phone(texts) -> None:
+    for state in _dash_states():
+        drawn = texts(lambda state=state: render_dashboards(state))
+        _phone_legible(drawn, DASH_W, tuple(c.name for c in state.cars))
+        assert [(t.text, t.size) for t in drawn] == [  # the text log draws the same texts
+            (t.text, t.size) for t in dashboard_texts(state)
+        ]
+        assert _img(render_dashboards(state)).width == DASH_W
+
+
+def test_dashboard_texts_never_overlap() -> None:
+    for state in _dash_states():
+        boxes = [t for t in dashboard_texts(state) if t.box is not None]
+        assert len(boxes) > 20
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1 :]:
+                assert not boxes_overlap(a.box, b.box), (a, b)
+            x0, y0, x1, y1 = a.box
+            assert 0 <= x0 < x1 <= DASH_W, a
+
+
+def test_dashboards_name_the_drivers_never_a_colour() -> None:
+    state = _named("barcelona")
+    words = [t.text for t in dashboard_texts(state)]
+    for car in state.cars:
+        assert car.name in words, car.name
+    assert "Chloé Dupont-Aignan" in words  # drawn as typed
+    assert not any(re.search(r"\b(Red|Blue|Green|Yellow) car\b", w) for w in words)
+
+
+def test_dashboards_show_the_race_in_order_then_a_legend_of_the_discs() -> None:
+    state = _named("silverstone")
+    rows = dashboard_rows(state)
+    corners, width, height = dashboard_layout(rows)
+    order = [c.id for c in GAME.race_classification(state)]
+    assert [corners[c][1] for c in order] == sorted(corners[c][1] for c in order)
+    words = [t.text for t in dashboard_texts(state)]
+    # where the race is and what happens, as the track's header band says it
+    head, (status, _) = race_head(state), race_status(state)
+    assert head in words and status in words
+    assert "temporary damage" in words and "blue disc: +1 MP, one a game turn" in words
+    assert any(w.startswith("permanent damage, -") for w in words)
+    # a player's panel: tyres and chips, blue discs, damage, fuel, strategy, skill, check, hand
+    packed = [t.text for t in dashboard_texts(_packed())]
+    for word in ("Intermediate", "12 chips", "Blue discs", "4/4", "Refuel by game turn 12",
+                 "Banging Wheels", "Wise Driving", "Target check"):  # fmt: skip
+        assert word in packed, word
+    assert "retired (game turn 6)" in packed  # a car out of the race says so
+    # the robots' pit tokens and the circuit's facts, as the track image's strip and title
+    scene = _scene()
+    scene.robot_tokens = [
+        RobotToken(robot="slow", value=3, check=50, turn=9),
+        RobotToken(robot="fast", value=3, check=50, turn=4, done=True),  # pitted: not shown
+    ]
+    notes = [t.text for t in dashboard_texts(scene)]
+    assert "Robots pit on game turn 9 (Slow)" in notes
+    assert "Barcelona: 27 game turns · pit stop: 7 sections back" in notes
+
+
+def test_track_header_reads_on_a_phone_and_names_the_winner(texts) -> None:
+    for state in (_scene(), _named("silverstone"), _finished("barcelona")):
+        b = band(state)
+        layout = track_layout(state)
+        header = [lb for lb in layout.labels if lb.kind == "header"]
+        assert {lb.text for lb in header} == {t for t in (b.head, b.weather, b.sub) if t}
+        drawn = texts(lambda state=state: render_track(state))
+        shown = [t for t in drawn if t.text in {lb.text for lb in header}]
+        assert len(shown) == len(header)
+        _phone_legible(shown, W)
+        for lb in header:  # in the band, above the track
+            assert lb.box[3] <= BAND_H, lb
+    final = _finished("silverstone")
+    winner = GAME.race_classification(final)[0]
+    b = band(final)
+    assert b.head.startswith("Finished after game turn ")
+    assert b.sub == f"Winner: {winner.name}" and b.car is not None and b.car.id == winner.id
+    assert race_status(_scene())[0] == "Leader: SF"  # nobody to play: the leader
+
+
+def test_classification_reads_on_a_phone(texts) -> None:
+    state = _finished("barcelona")
+    drawn = texts(lambda: render_classification(state))
+    _phone_legible(drawn, 800)
+    words = [t.text for t in classification_texts(state)]
+    assert words[0] == "Final classification"
+    assert [c.name for c in GAME.race_classification(state)] == [
+        w for w in words if w in {c.name for c in state.cars}
+    ]
+
+
+_NOT_GAME_TURN = re.compile(r"(?<![Gg]ame )\b[Tt]urns?\b")
+_T_NUMBER = re.compile(r"\bT\d")
+
+
+def test_one_word_per_meaning_across_the_images(texts) -> None:
+    """A game turn is "game turn", a corner is called by its name, tyres are "tyre(s)": no "T"
+    stands for any of them, and "turn" alone is never used (a car "played" / "skipped" this
+    game turn)."""
+    from renderer.rf90 import render_closeup, render_cockpit
+
+    rules_texts = {s.bonus for s in catalog.tables().strategies}
+    rules_texts |= {s.text for s in catalog.tables().skills}
+    for track in catalog.TRACKS:
+        state = _named(track)
+        drawn = texts(lambda state=state: render_track(state))
+        for section in range(catalog.track(track).length):
+            drawn += texts(lambda state=state, section=section: render_closeup(state, section))
+        drawn += texts(lambda state=state: render_cockpit(state, 0))
+        drawn += texts(lambda state=state: render_dashboards(state))
+        drawn += texts(lambda track=track: render_classification(_finished(track)))
+        words = {t.text for t in drawn}
+        assert any(w.startswith("Game turn") for w in words)
+        assert "Game turn" in words  # the strip's row
+        for w in words:
+            if any(w in t for t in rules_texts):  # the rules' own explanations, wrapped
+                continue
+            assert not _T_NUMBER.search(w), w
+            assert not _NOT_GAME_TURN.search(w), w
+        tr = catalog.track(track)
+        for sec in tr.sections:
+            if sec.corner is not None:
+                name = corner_name(sec)  # (a long name is wrapped)
+                assert any(name[:6] in w for w in words), name
+                assert not name.startswith("Turn ")
+        costs = [w for w in words if w.startswith("off:")]
+        assert costs and all(re.fullmatch(r"off:( \d (tyres?|dmg|cards?),?)*", w) for w in costs)
+
+
+def test_legend_words_the_marks() -> None:
+    legend = {lb.text for lb in track_layout(_scene()).labels if lb.kind == "legend"}
+    assert {"Played this game turn", "Skipped this game turn", "Braking zone (chevrons)"} <= legend
+
+
+@pytest.mark.parametrize("track", catalog.TRACKS)
+def test_braking_zones_carry_chevrons_not_only_a_tint(track: str) -> None:
+    """Red-green colour-blind players tell a braking zone from a straight by its chevrons:
+    their colour stands out from the zone's in lightness, and only braking zones have them
+    (on the track image and on the close-up)."""
+    from renderer.rf90 import closeup_layout, render_closeup
+
+    def lightness(rgb: tuple[int, int, int]) -> float:
+        return 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]
+
+    assert lightness(CHEVRON) - lightness(BRAKING) > 40
+    state = _scene(track)
+    img = _img(render_track(state))
+    tr = catalog.track(track)
+    for sec in tr.sections:
+        if sec.kind not in ("braking", "straight"):
+            continue
+        x0, y0, x1, y1 = section_box(track, sec.index)
+        poly = section_polygon(track, sec.index)
+        inside = [(x, y) for x in range(x0, x1, 2) for y in range(y0, y1, 2)
+                  if _inside(poly, (x, y))]  # fmt: skip
+        hits = sum(1 for p in inside if _near(img.getpixel(p), CHEVRON, 12))
+        if sec.kind == "braking":
+            assert hits > 0.04 * len(inside), (sec.index, hits, len(inside))
+        else:
+            assert hits < 0.005 * len(inside), (sec.index, hits, len(inside))
+    braking = next(s.index for s in tr.sections if s.kind == "braking")
+    centre = braking + 1  # (the section it is centred on is lit)
+    close = _img(render_closeup(state, centre))
+    lay = closeup_layout(state, centre)
+    assert braking in lay.sections
+    qx = [p[0] for p in lay.quads[braking]]
+    qy = [p[1] for p in lay.quads[braking]]
+    box = (round(min(qx)), round(min(qy)), round(max(qx)), round(max(qy)))
+    assert _count(close, box, CHEVRON) > 200

@@ -29,7 +29,7 @@ from renderer.rf90 import (
     render_cockpit,
 )
 from renderer.rf90_base import _poly_shape
-from renderer.rf90_closeup_layout import C_MARKER, _layout
+from renderer.rf90_closeup_layout import C_MARKER, FOOT_Y, LEGEND, LEGEND_Y, _layout
 from renderer.rf90_cockpit import hand_cards
 from rules.base import get_game
 from rules.rf90 import catalog
@@ -146,7 +146,7 @@ def _phone_ok(texts: list, width: int) -> None:
 def test_closeup_png_is_valid_within_budget_and_deterministic(track: str) -> None:
     state = _mid(track)
     png = render_closeup(state)
-    assert _img(png).size == (CLOSEUP_W, CLOSEUP_H) == (800, 500)
+    assert _img(png).size == (CLOSEUP_W, CLOSEUP_H) == (800, 624)
     assert len(png) < BUDGET
     assert render_closeup(state) == png
     assert render_closeup(state, state.activation) == png  # by default the active section
@@ -167,8 +167,21 @@ def test_closeup_texts_read_at_phone_width(track: str) -> None:
             for line in lb.text.split("\n"):
                 assert not line or line in drawn, lb
     texts = [t.text for t in closeup_texts(_crowded(track, 3))]
-    assert any(t.startswith("Turn 9/") for t in texts)
+    assert any(t.startswith("Game turn 9/") for t in texts)
     assert any("Safety car" in t and "Yellow flag at" in t for t in texts)
+
+
+def test_closeup_legend_names_every_symbol_below_the_footer() -> None:
+    """The track image's legend is too small on a phone: the close-up carries its own, at
+    24 px, for the symbols it draws."""
+    state = _mid("barcelona")
+    words = {t.text for t in closeup_texts(state)}
+    assert {text for _, text in LEGEND} <= words
+    assert {"normal", "sharp", "extreme", "late brake", "run-off", "curve", "braking zone",
+            "leader", "played", "skipped"} == {text for _, text in LEGEND}  # fmt: skip
+    assert FOOT_Y < LEGEND_Y < CLOSEUP_H
+    for lb in closeup_layout(state).labels:  # no label reaches the footer or the legend
+        assert lb.box[3] <= FOOT_Y, lb
 
 
 @pytest.mark.parametrize("track", catalog.TRACKS)
@@ -213,7 +226,7 @@ def test_closeup_labels_are_clear_of_cars_the_track_and_each_other(track: str) -
         ring = [_poly_shape(q) for q in lay.quads.values()]
         for lb in lay.labels:
             x0, y0, x1, y1 = lb.box
-            assert 0 <= x0 < x1 <= CLOSEUP_W and 48 <= y0 < y1 <= CLOSEUP_H - 44, lb
+            assert 0 <= x0 < x1 <= CLOSEUP_W and 48 <= y0 < y1 <= FOOT_Y, lb
             assert not any(shape.hits(lb.box) for shape in ring), lb
             for m in lay.markers:
                 assert not boxes_overlap(m.box, lb.box), (m, lb)
