@@ -3,9 +3,11 @@
 The table layer (bot/table.py) runs the lobby, the turns, timers, robots and the finish; this
 module is the game's presenter and its own commands. At the start the cars are allotted by
 the dice (rule 7); the driver to move is pinged with buttons for what the rules allow now
-(speed, then the lettered end squares on a close-up image, then Tactic cards from an
-ephemeral hand view or the dice). The sub-steps of one move edit its prompt; the board is
-posted once per completed move.
+(speed, then the lettered end squares on a close-up image, then - whenever the car holds a
+Tactic card, playable or not - "carry on" or a card from the ephemeral hand view). Nothing
+public depends on which cards a hand holds: not the steps, the text, the buttons nor their
+custom_ids (tests/test_bot_hidden_info.py). The sub-steps of one move edit its prompt; the
+board is posted once per completed move.
 """
 
 from __future__ import annotations
@@ -112,6 +114,8 @@ class WaddingtonPresenter(Presenter):
             "players": [{"name": s.name, "robot": s.robot} for s in seats],
             "soft_tactic_after_dice": bool(cfg.get("soft_options")),
             "soft_spin_tyres": bool(cfg.get("soft_options")),
+            # nothing public may tell whether a hand holds a playable card (issue 11)
+            "public_card_window": True,
         }
 
     def start_lines(self, loaded: Loaded) -> list[str]:
@@ -146,6 +150,11 @@ class WaddingtonPresenter(Presenter):
         return Image(f"race{loaded.id}-board.png", picture)
 
     def prompt(self, loaded: Loaded, seats: list[int], deadline: float | None) -> Prompt:
+        """The public prompt: nothing in it depends on the hand but its size (public). The
+        steps of a turn do not (the engine's `public_card_window`, set for every race since
+        issue 11), the buttons are actions that come before any Tactic card in the engine's
+        list (so their indices do not count cards), and the cards are offered in the
+        ephemeral hand view only."""
         (seat,) = seats  # one car moves at a time
         game = loaded.game
         state: WaddingtonState = loaded.state  # type: ignore[assignment]
@@ -180,7 +189,7 @@ class WaddingtonPresenter(Presenter):
                     style=style,
                 )
             )
-        if any(isinstance(a, PlayTactic) for a in options) or state.cars[seat].hand:
+        if state.cars[seat].hand:  # how many cards a car holds is public; which, is not
             buttons.append(button("Tactic cards", AREA, record.id, "hand"))
         heading = {
             "speed": "set your speed for this move",

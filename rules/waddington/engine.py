@@ -46,7 +46,7 @@ def parse_settings(config: dict[str, Any]) -> tuple[Settings, list[tuple[str, bo
     """Validate a race config; returns the settings and (name, robot) for each seat."""
     race = catalog().race
     known = {"players", "count", "laps", "soft_tactic_after_dice", "soft_spin_tyres"}
-    known |= {"more_than_six"}
+    known |= {"more_than_six", "public_card_window"}
     unknown = set(config) - known
     if unknown:
         raise IllegalAction(f"Unknown race setting: {', '.join(sorted(unknown))}.")
@@ -58,6 +58,7 @@ def parse_settings(config: dict[str, Any]) -> tuple[Settings, list[tuple[str, bo
         soft_tactic_after_dice=bool(config.get("soft_tactic_after_dice", False)),
         soft_spin_tyres=bool(config.get("soft_spin_tyres", False)),
         more_than_six=bool(config.get("more_than_six", False)),
+        public_card_window=bool(config.get("public_card_window", False)),
     )
     players = config.get("players")
     seats: list[tuple[str, bool]] = []
@@ -260,8 +261,13 @@ class Waddington(Game[WaddingtonState]):
                 if self._can_raise(state, car, d):
                     out.append(Move(seat=seat, to=d.to, raise_to_match=True))
         elif t.phase == "after_move":
-            out += self._window_options(state, car)
-            out.append(Proceed(seat=seat))
+            if state.settings.public_card_window:
+                # carrying on first: its place in the list does not count the cards
+                out.append(Proceed(seat=seat))
+                out += self._window_options(state, car)
+            else:
+                out += self._window_options(state, car)
+                out.append(Proceed(seat=seat))
         elif t.phase == "spin_choice":
             out += [
                 SoftSpin(seat=seat, take_tyre_wear=True),
@@ -442,6 +448,23 @@ class Waddington(Game[WaddingtonState]):
         if card.type == "accelerate_120" and car.speed >= 120:
             return "Accelerate Immediately to 120 mph needs a speed below 120 mph."
         return None
+
+    def _window_opens(self, s: WaddingtonState, car: Car) -> bool:
+        """Whether the turn stops for the after-move Tactic card window (§L rules 45-47).
+
+        With `public_card_window` (Paddock rule) it opens on what everyone can see: the car
+        holds a Tactic card (how many is public), has played none this turn, did not spin,
+        is not in the pits and is not certain to spin. Whether a card in the hand can be
+        played now never shows in the turn's steps, for robots too (their hands are hidden
+        as well, and the number of actions is public). Without it (races started before the
+        rule), it opens only when a card is playable."""
+        t = s.turn
+        assert t is not None
+        if not s.settings.public_card_window:
+            return bool(self._window_options(s, car))
+        if not car.hand or t.card_played or t.spun or t.pit:
+            return False
+        return not _spin_certain(t, car)
 
     def _window_options(self, s: WaddingtonState, car: Car) -> list[Action]:
         """Tactic cards the car may play after its move (§L rules 45-47)."""
@@ -724,7 +747,7 @@ class Waddington(Game[WaddingtonState]):
         soft = s.settings.soft_tactic_after_dice
         if not t.spun:
             if not soft and not t.window_done and not t.pit:
-                if self._window_options(s, car):
+                if self._window_opens(s, car):
                     t.phase = "after_move"
                     return
                 t.window_done = True
@@ -734,7 +757,7 @@ class Waddington(Game[WaddingtonState]):
             self._spin_verge(s, car, ev)
         if t.pit and not t.spun:
             self._pit_stop(s, car, ev)
-        elif soft and not t.spun and not t.window_done and self._window_options(s, car):
+        elif soft and not t.spun and not t.window_done and self._window_opens(s, car):
             t.phase = "after_move"
             return
         self._end_turn(s, ev)

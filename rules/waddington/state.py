@@ -18,6 +18,11 @@ class Settings(Model):
     soft_tactic_after_dice: bool = False  # player note: throw first, then play a card if ok
     soft_spin_tyres: bool = False  # player note: 2 tyre wear instead of spinning on 3 or 11
     more_than_six: bool = False  # player note: grids of more than six cars (up to 8)
+    # Paddock rule: the after-move Tactic card window opens on public facts alone (the car
+    # holds a card and could play one), not on whether a card in the hand is playable, and
+    # `proceed` comes first among its actions. Paddock starts every race with it; False
+    # only in races started before it existed (their logs replay as they were played).
+    public_card_window: bool = False
 
 
 class Car(Model):

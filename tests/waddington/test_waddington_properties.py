@@ -19,6 +19,7 @@ configs = st.fixed_dictionaries(
         "laps": st.integers(1, 2),
         "soft_tactic_after_dice": st.booleans(),
         "soft_spin_tyres": st.booleans(),
+        "public_card_window": st.booleans(),
     }
 ).map(lambda c: {**c, "more_than_six": c["count"] > 6})
 
