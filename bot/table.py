@@ -369,7 +369,7 @@ class Table(LifeCycle):
         posted = False
         pending = self._frames.get(loaded.id, [])
         shown = any(presenter.frame_shown(loaded, f) for f in pending)
-        if shown and self._robots_next(loaded):
+        if shown and self._plays_next(loaded) is not None:
             # The activations this action ended are shown before the robots think on.
             head = [*self._move_lines.pop(loaded.id, []), *(notes or [])]
             if start:
@@ -384,21 +384,16 @@ class Table(LifeCycle):
         chain: list[Event] = []
         frames: list[Any] = []
         state = loaded.state
-        while not loaded.game.is_terminal(state) and loaded.record.status == "running":
-            now = Loaded(loaded.record, loaded.game, state, loaded.seats)
-            waiting = presenter.waiting_seats(state)
-            robots = [s for s in waiting if self.robot_drives(loaded, s)]
-            forced = self.forced(now, waiting) if not robots else None
-            if not robots and forced is None:
-                break
+        while plays := self._plays_next(Loaded(loaded.record, loaded.game, state, loaded.seats)):
+            seat, forced = plays
             if forced is not None:  # nothing to decide: no need to wait days for a click
-                actor, action, by_robot = "forced", forced[1], False
+                actor, action, by_robot = "forced", forced, False
             else:
-                driver = loaded.seats.get(robots[0])
+                driver = loaded.seats.get(seat)
                 actor = (
                     "autopilot:" + str(driver.user_id) if driver and driver.autopilot else "robot"
                 )
-                action, by_robot = loaded.game.robot_action(state, robots[0]), True
+                action, by_robot = loaded.game.robot_action(state, seat), True
             state, new, shown = presenter.apply(loaded.game, state, action)
             at_chain = len(lead) + len(chain)
             frames += [(label, at, at_chain + upto, len(steps)) for label, at, upto in shown]
@@ -412,14 +407,15 @@ class Table(LifeCycle):
         )
         return loaded
 
-    def _robots_next(self, loaded: Loaded) -> bool:
-        """A robot, an autopilot or a forced choice plays next (no person to wait for)."""
+    def _plays_next(self, loaded: Loaded) -> tuple[int, Action | None] | None:
+        """The seat the table plays by itself next: a robot's or an autopilot's (no action:
+        its policy decides), or one with a single forced action; None when a person is to
+        act or the game is over."""
         if loaded.game.is_terminal(loaded.state) or loaded.record.status != "running":
-            return False
+            return None
         waiting = self.presenter(loaded.record).waiting_seats(loaded.state)
-        return any(self.robot_drives(loaded, s) for s in waiting) or bool(
-            self.forced(loaded, waiting)
-        )
+        robots = [s for s in waiting if self.robot_drives(loaded, s)]
+        return (robots[0], None) if robots else self.forced(loaded, waiting)
 
     def forced(self, loaded: Loaded, waiting: list[int]) -> tuple[int, Action] | None:
         """A waiting seat whose only legal action is forced, for games that play those."""
