@@ -161,8 +161,9 @@ def palette_reference(
 
 
 def _track(state_or_name: RF90State | str) -> Track:
-    name = state_or_name if isinstance(state_or_name, str) else state_or_name.track
-    return catalog.track(name)
+    if isinstance(state_or_name, str):
+        return catalog.track(state_or_name)
+    return catalog.track(state_or_name.track, state_or_name.race_turns)
 
 
 def _inside(poly: Iterable[Point], p: Point) -> bool:

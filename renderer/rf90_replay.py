@@ -58,7 +58,7 @@ def _leader(state: RF90State) -> Car | None:
 def caption(state: RF90State, index: int, count: int) -> tuple[str, str, Car | None]:
     """The caption of frame `index` of `count`: its first line, its second line, and the car
     whose marker leads the second line (the leader, the pole sitter or the winner)."""
-    track = catalog.track(state.track)
+    track = catalog.track(state.track, state.race_turns)
     place = state.track.capitalize()  # the full circuit name is on the image already
     counter = f"{index + 1}/{count}"
     if state.phase == "finished" and state.activation is None:

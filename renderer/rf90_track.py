@@ -158,7 +158,7 @@ def _draw_shapes(draw: ImageDraw.ImageDraw, tr: Track) -> None:
         for t in sec.trajectories:
             draw_trajectory_symbol(draw, t.kind, list(t.colours), _traj_xy(tr.id)[t.id], TRAJ_R,
                                    SS)  # fmt: skip
-    for a, b in _static_layout(tr.id).leaders:
+    for a, b in _static_layout(tr.id, tr.race_turns).leaders:
         draw.line((_s(a), _s(b)), fill=(250, 250, 250), width=5 * SS)
         draw.line((_s(a), _s(b)), fill=INK, width=2 * SS)
         r = 4 * SS
@@ -203,7 +203,7 @@ def _draw_section_chip(draw: ImageDraw.ImageDraw, sec: Section, box: Box) -> Non
 
 def _draw_static_labels(draw: ImageDraw.ImageDraw, tr: Track) -> None:
     trajectories = {t.id: t for s in tr.sections for t in s.trajectories}
-    for lb in _static_layout(tr.id).labels:
+    for lb in _static_layout(tr.id, tr.race_turns).labels:
         if lb.kind == "corner":
             _draw_corner(draw, tr.sections[int(lb.ref)], lb.text, lb.box)
         elif lb.kind == "section":
@@ -275,8 +275,8 @@ def _draw_legend(draw: ImageDraw.ImageDraw) -> None:
 
 
 @cache
-def _static(track_name: str) -> Image.Image:
-    tr = _track(track_name)
+def _static(track_name: str, race_turns: int) -> Image.Image:
+    tr = catalog.track(track_name, race_turns)
     big = Image.new("RGB", (W * SS, H * SS), GRASS)
     d = ImageDraw.Draw(big)
     d.polygon([_s(p) for p in _inner(track_name)], fill=INFIELD)
@@ -417,8 +417,8 @@ def render_track(state: RF90State, *, active_section: int | None = None) -> byte
     copy of it, which gives the very pixels of mapping the whole image (a test checks it)."""
     tr = _track(state)
     img = track_image(state, active_section=active_section)
-    ref = _reference(tr.id)
-    out = _static_mapped(tr.id).copy()
+    ref = _reference(tr.id, tr.race_turns)
+    out = _static_mapped(tr.id, tr.race_turns).copy()
     for box in _dirty(state, active_section):
         out.paste(img.crop(box).quantize(palette=ref, dither=Image.Dither.NONE), box[:2])
     return to_png(out)
@@ -485,7 +485,7 @@ def track_image(
         active_section = state.activation
     if active_section is not None and not 0 <= active_section < tr.length:
         raise ValueError(f"no section {active_section} on {tr.name}")
-    img = _static(tr.id).copy()
+    img = _static(tr.id, tr.race_turns).copy()
     if active_section is not None:
         mask, origin = _section_mask(tr.id, active_section)
         img.paste(HIGHLIGHT, (*origin, origin[0] + mask.width, origin[1] + mask.height), mask)
@@ -501,11 +501,11 @@ def track_image(
 
 
 @cache
-def _reference(track_name: str) -> Image.Image:
+def _reference(track_name: str, race_turns: int) -> Image.Image:
     """The palette of every image of this track, made once: the static layer's colours (with
     and without the highlight) plus every car, badge and marker colour, so that each image is
     only mapped to it (no octree per image) and a car colour is never merged away."""
-    static = _static(track_name)
+    static = _static(track_name, race_turns)
     lit = static.copy()
     for i in range(_track(track_name).length):
         mask, origin = _section_mask(track_name, i)
@@ -521,12 +521,12 @@ def _reference(track_name: str) -> Image.Image:
 
 
 @cache
-def _static_mapped(track_name: str) -> Image.Image:
+def _static_mapped(track_name: str, race_turns: int) -> Image.Image:
     """The static layer mapped to the track's PNG palette, once."""
-    return _static(track_name).quantize(palette=_reference(track_name),
+    return _static(track_name, race_turns).quantize(palette=_reference(track_name, race_turns),
                                         dither=Image.Dither.NONE)  # fmt: skip
 
 
 def warm_track(track: str) -> None:
     """Build the cached static layer of a track image and its PNG palette (~1 s)."""
-    _static_mapped(track)
+    _static_mapped(track, _track(track).race_turns)

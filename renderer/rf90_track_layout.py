@@ -300,11 +300,11 @@ class _StaticLayout:
 
 
 @cache
-def _static_layout(track_name: str) -> _StaticLayout:
+def _static_layout(track_name: str, race_turns: int) -> _StaticLayout:
     """Every static label of a track image, placed once: the infield texts, the strip and the
     legend at fixed places; the corner blocks, section numbers and trajectory labels by a
     search that keeps them off the track, off every car spot and off each other."""
-    tr = _track(track_name)
+    tr = catalog.track(track_name, race_turns)
     labels: list[Label] = []
     leaders: list[tuple[Point, Point]] = []
     # every spot a car can take: the slots, and rows of OFF_ROW cars in each run-off area
@@ -569,7 +569,7 @@ def _chits(state: RF90State) -> list[tuple[Car | str, bool, PxPoint, int]]:
 def track_layout(state: RF90State, active_section: int | None = None) -> Layout:
     """Every text label and every car marker the track image of this state draws, with the
     box each covers (markers with their badges), and the leader lines."""
-    st = _static_layout(state.track)
+    st = _static_layout(state.track, _track(state).race_turns)
     f = _infield(state.track)
     labels = list(st.labels)
     markers: list[MarkerBox] = []

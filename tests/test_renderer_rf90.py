@@ -208,8 +208,9 @@ def test_track_png_maps_only_what_changed_and_gives_the_same_pixels() -> None:
               _finished("barcelona"), _named("silverstone")]  # fmt: skip
     for state in states:
         for active in (None, 3, catalog.track(state.track).length - 1):
+            turns = catalog.track(state.track).race_turns
             whole = to_png(track_image(state, active_section=active),
-                           reference=_reference(state.track))  # fmt: skip
+                           reference=_reference(state.track, turns))  # fmt: skip
             assert render_track(state, active_section=active) == whole, (state.track, active)
 
 

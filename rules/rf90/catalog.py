@@ -425,10 +425,36 @@ def race_deck() -> dict[int, Card]:
 
 
 @cache
-def track(name: str) -> Track:
+def _full_track(name: str) -> Track:
     if name not in TRACKS:
         raise ValueError(f"unknown track {name!r} (known: {', '.join(TRACKS)})")
     return Track.model_validate(_read(f"track_{name}.json"))
+
+
+MIN_RACE_TURNS = 3  # a shortened race (Paddock rule, `race_turns` in the race configuration)
+
+
+@cache
+def track(name: str, race_turns: int | None = None) -> Track:
+    """The track as raced: `race_turns` shortens the race (Paddock rule: the sources give each
+    track one race length). Its stages and laps shrink in proportion; None is the full race."""
+    full = _full_track(name)
+    if race_turns is None or race_turns == full.race_turns:
+        return full
+    if not MIN_RACE_TURNS <= race_turns <= full.race_turns:
+        raise ValueError(
+            f"a race at {full.name} lasts {MIN_RACE_TURNS} to {full.race_turns} game turns, "
+            f"not {race_turns}"
+        )
+    share = race_turns / full.race_turns
+    stages = sorted({1 + round((s - 1) * share) for s in full.stages})
+    return full.model_copy(
+        update={
+            "race_turns": race_turns,
+            "laps": max(1, round(full.laps * share)),
+            "stages": stages,
+        }
+    )
 
 
 @cache

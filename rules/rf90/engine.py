@@ -98,7 +98,8 @@ class RF90(Game[RF90State]):
         from rules.rng import Rng
 
         track_name = config.get("track", "barcelona")
-        track = cat.track(track_name)
+        race_turns = config.get("race_turns")  # a shortened race (Paddock rule)
+        track = cat.track(track_name, race_turns)
         tables = cat.tables()
         players = config.get("players", [])
         if isinstance(players, int):
@@ -155,6 +156,7 @@ class RF90(Game[RF90State]):
         state = RF90State(
             rng=rng,
             track=track_name,
+            race_turns=None if race_turns == cat.track(track_name).race_turns else race_turns,
             cars=cars,
             sections=[[] for _ in track.sections],
             race_draw=rng.shuffled(sorted(cat.race_deck())),
@@ -695,7 +697,7 @@ class RF90(Game[RF90State]):
             car.trajectory = best
 
     def free_trajectories(self, state: RF90State, section: int) -> list[str]:
-        track = cat.track(state.track)
+        track = cat.track(state.track, state.race_turns)
         taken = {c.trajectory for c in state.cars if c.trajectory and c.running}
         return [t.id for t in track.sections[section].trajectories if t.id not in taken]
 

@@ -104,7 +104,7 @@ def trajectory_for(state: RF90State, played: list[cat.Card]) -> cat.Trajectory |
     p = state.pending
     if p is None or p.trajectory is None:
         return None
-    traj = cat.track(state.track).trajectory(p.trajectory)
+    traj = cat.track(state.track, state.race_turns).trajectory(p.trajectory)
     if not any(c.colour in traj.colours for c in played):
         return None
     if traj.kind == "extreme" and not p.extreme_ok:
@@ -126,7 +126,8 @@ def other_strategies(car: Car) -> list[str]:
 def on_extreme(state: RF90State, trajectory: str | None) -> bool:
     """Whether the car starts its turn on an Extreme Trajectory (phase A may attempt it)."""
     return (
-        trajectory is not None and cat.track(state.track).trajectory(trajectory).kind == "extreme"
+        trajectory is not None
+        and cat.track(state.track, state.race_turns).trajectory(trajectory).kind == "extreme"
     )
 
 
@@ -180,7 +181,7 @@ def legal_actions(game: RF90, state: RF90State, seat: int) -> list[Action]:
         return phase_a_actions(state, seat, car, p.trajectory)
     if p.phase == "B":
         return [PlayCards(seat=seat, **o) for o in phase_b_options(game, state, seat, car)]
-    sec = cat.track(state.track).sections[car.section]
+    sec = cat.track(state.track, state.race_turns).sections[car.section]
     trajs: list[str | None] = [None]
     if not car.off_track:
         trajs += game.free_trajectories(state, car.section)
@@ -484,7 +485,7 @@ def _check_start_turn(game: RF90, state: RF90State, a: StartTurn) -> None:
         if a.save_fuel_discard not in car.hand or deck[a.save_fuel_discard].mp <= 2:
             raise IllegalAction("Discard a card with more than 2 MP from your hand.")
     if a.extreme:
-        corner = cat.track(state.track).next_corner(car.section)
+        corner = cat.track(state.track, state.race_turns).next_corner(car.section)
         area = corner.off_track if corner is not None else None
         _check_off_track_pay(car, a.off_track_pay, area.cost if area else None, [])
     else:
@@ -584,14 +585,14 @@ def _check_play_cards(game: RF90, state: RF90State, a: PlayCards) -> None:
                 f"Your tank holds at most {max_fuel(ctx)} turns of fuel: take the Track card."
             )
     if a.off_track_pay is not None:
-        area = cat.track(state.track).sections[car.section].off_track
+        area = cat.track(state.track, state.race_turns).sections[car.section].off_track
         wide = any(c.check for c in played) and runs_wide_here(Ctx(state), car)
         _check_off_track_pay(car, a.off_track_pay, area.cost if (wide and area) else None, spent)
 
 
 def _check_end_turn(game: RF90, state: RF90State, a: EndTurn) -> None:
     _p, car = _pending(state)
-    track = cat.track(state.track)
+    track = cat.track(state.track, state.race_turns)
     if a.late_brake and (car.off_track or track.sections[car.section].late_brake is None):
         raise IllegalAction("There is no late braking point here.")
     if a.trajectory is not None and (

@@ -20,7 +20,7 @@ class Ctx:
 
     def __init__(self, state: RF90State, watch: bool = False) -> None:
         self.s = state
-        self.track = cat.track(state.track)
+        self.track = cat.track(state.track, state.race_turns)
         self.cards = cat.cards(state.track)
         self.tables = cat.tables()
         self.events: list[Event] = []
@@ -60,7 +60,7 @@ def base_chips(car: Car) -> int:
 
 def fuel_chit(state: RF90State, car: Car) -> tuple[int, bool]:
     """Where the refuelling chit sits on the turn indicator: (space, carried over the top)."""
-    n = cat.track(state.track).race_turns
+    n = cat.track(state.track, state.race_turns).race_turns
     if car.fuel_turn > n:
         return car.fuel_turn - n, True
     return car.fuel_turn, False

@@ -152,7 +152,7 @@ class _Turn:
         self.state = state
         self.car = car = game.seat_car(state, seat)
         self.cards = cat.cards(state.track)
-        self.track = cat.track(state.track)
+        self.track = cat.track(state.track, state.race_turns)
         self.tables = cat.tables()
         self.chance = check_chance(state, car)
         self.capacity = damage_capacity(car)
@@ -466,7 +466,7 @@ def _qualify(state: RF90State, car: Car, legal: list[Action]) -> Action:
     low card with a high check factor. The fuel token: the one stop that loses fewest sections,
     the grid place weighing a little (half a section a qualification point)."""
     cards = cat.cards(state.track)
-    track = cat.track(state.track)
+    track = cat.track(state.track, state.race_turns)
     fuel_bonus = cat.tables().fuel.turns
 
     def score(a: Action) -> float:
@@ -496,7 +496,7 @@ def _duel(state: RF90State, car: Car, legal: list[Action]) -> Action:
     place in the section is the place at the finish; then with the two highest cards."""
     d = state.duel
     assert d is not None
-    last = state.turn >= cat.track(state.track).race_turns
+    last = state.turn >= cat.track(state.track, state.race_turns).race_turns
     if d.stage == "declare":
         ahead = d.order[: d.order.index(car.id)] if car.id in d.order else []
         fight = last and bool(ahead or d.challenger is not None)
@@ -509,7 +509,7 @@ def _duel(state: RF90State, car: Car, legal: list[Action]) -> Action:
 
 def _phase_a(game: RF90, state: RF90State, seat: int, legal: list[Action]) -> Action:
     car = game.seat_car(state, seat)
-    track = cat.track(state.track)
+    track = cat.track(state.track, state.race_turns)
     starts = [a for a in legal if isinstance(a, StartTurn)]
     pits = [a for a in starts if a.pit is not None]
     if car.fuel_turn <= state.turn:
@@ -546,7 +546,7 @@ def _early_stop_gain(state: RF90State, car: Car) -> float:
     sections the earlier stop costs."""
     from rules.rf90.engine import Ctx, damage_capacity, damage_penalty, weather_modifier
 
-    track = cat.track(state.track)
+    track = cat.track(state.track, state.race_turns)
     turn, last = state.turn, track.race_turns
     due = min(car.fuel_turn, last + 1)  # the planned stop (none after the last turn)
     wait = due - turn  # turns played before it, this one included

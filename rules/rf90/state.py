@@ -108,6 +108,7 @@ class Duel(Model):
 
 class RF90State(GameState):
     track: str
+    race_turns: int | None = None  # a shortened race (Paddock rule); None: the track's own
     phase: Literal["setup", "qualifying", "start", "race", "finished"] = "setup"
     turn: int = 1
     cars: list[Car]
