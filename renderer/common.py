@@ -1,18 +1,23 @@
 """Shared drawing toolkit for every Paddock renderer.
 
 Fonts (Noto Sans from the `fontpkg-noto-sans` package, regular and bold, cached per size;
-Pillow's bundled font if that package is missing), the car colour palette, car markers
-(colour plus a number, always with an outline so they read on any background), text helpers
-(only what the font lacks is replaced, ellipsis truncation), a table helper and PNG encoding.
+Pillow's bundled font if that package is missing) with a fallback chain for what Noto Sans
+lacks (Noto Emoji, Noto Sans CJK, Noto Sans Symbols and the other scripts' Noto Sans, from
+the `manimgx-fonts` and `noto-cjk-sans-jp-regular` packages; a transliteration where no font
+has the glyph), the car colour palette, car markers (colour plus a number, always with an
+outline so they read on any background), text helpers (mixed-font runs measured and drawn
+as one text, ellipsis truncation), a table helper and PNG encoding.
 
 Everything here is pure and deterministic: the same drawing calls give the same bytes.
 """
 
 from __future__ import annotations
 
+import bisect
 import importlib.resources
 import io
 import json
+import struct
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -127,8 +132,286 @@ _FALLBACKS = {
 
 @cache
 def _has_glyph(char: str) -> bool:
+    """Whether the base font (Noto Sans, or Pillow's bundled font) draws `char`."""
     probe = font(20)
     return char.isspace() or bytes(probe.getmask(char)) != bytes(probe.getmask(_NOTDEF_PROBE))
+
+
+# --- the fallback chain ------------------------------------------------------------------
+# What Noto Sans lacks is drawn, run by run, with the first font of this chain that has the
+# glyph (its cmap says so): Noto Emoji (monochrome, variable weight) first, so that emoji keep
+# their emoji shapes, then Noto Sans CJK JP (kana, hangul, CJK ideographs), Noto Sans Symbols
+# and Noto Sans for the other scripts. A font package that is missing is left out of the chain;
+# a character no font has gets a transliteration (`anyascii`) or, failing that, the box.
+
+_MANIMGX_CHAIN = (
+    "NotoEmoji[wght].ttf",
+    None,  # Noto Sans CJK JP goes here
+    "NotoSansSymbols[wght].ttf",
+    "NotoSansArabic[wght].ttf",
+    "NotoSansHebrew[wght].ttf",
+    "NotoSansDevanagari[wght].ttf",
+    "NotoSansBengali[wght].ttf",
+    "NotoSansThai[wght].ttf",
+    "NotoSansTamil[wght].ttf",
+    "NotoSansTelugu[wght].ttf",
+    "NotoSansGujarati[wght].ttf",
+    "NotoSansGurmukhi[wght].ttf",
+    "NotoSansKannada[wght].ttf",
+    "NotoSansMalayalam[wght].ttf",
+    "NotoSansOriya[wght].ttf",
+    "NotoSansSinhala[wght].ttf",
+    "NotoSansArmenian[wght].ttf",
+    "NotoSansGeorgian[wght].ttf",
+    "NotoSansEthiopic[wght].ttf",
+    "NotoSansKhmer[wght].ttf",
+    "NotoSansLao[wght].ttf",
+    "NotoSansMyanmar[wght].ttf",
+)
+
+
+def _package_file(package: str, name: str) -> str | None:
+    try:
+        path = importlib.resources.files(package) / name
+    except (ImportError, TypeError):
+        return None
+    return str(path) if path.is_file() else None
+
+
+@cache
+def fallback_files() -> tuple[str, ...]:
+    """Paths of the fallback fonts, in chain order (index 0 of the chain is the base font,
+    so the font at `fallback_files()[i]` is face i + 1); the ones whose package is missing are
+    left out."""
+    out = []
+    for name in _MANIMGX_CHAIN:
+        if name is None:
+            path = _package_file("noto_cjk_sans_jp_regular", "NotoSansCJKjp-Regular.otf")
+        else:
+            path = _package_file("manimgx_fonts", name)
+        if path is not None:
+            out.append(path)
+    return tuple(out)
+
+
+def _cmap_ranges(cmap: bytes) -> list[tuple[int, int]]:
+    """Code point ranges (first, last) that an OpenType cmap table maps to a glyph: its
+    Unicode full-repertoire subtable (format 12) if there is one, else the BMP one (format 4)."""
+    (n_sub,) = struct.unpack_from(">H", cmap, 2)
+    subtables = {}
+    for i in range(n_sub):
+        platform, encoding, at = struct.unpack_from(">HHI", cmap, 4 + 8 * i)
+        (fmt,) = struct.unpack_from(">H", cmap, at)
+        subtables.setdefault((fmt, platform, encoding), at)
+    for key in ((12, 3, 10), (12, 0, 4), (12, 0, 6)):
+        if key in subtables:
+            at = subtables[key]
+            (n_groups,) = struct.unpack_from(">I", cmap, at + 12)
+            return [struct.unpack_from(">II", cmap, at + 16 + 12 * g) for g in range(n_groups)]
+    for key in ((4, 3, 1), (4, 0, 3), (4, 0, 1), (4, 0, 0)):
+        if key in subtables:
+            return _cmap4_ranges(cmap, subtables[key])
+    return []
+
+
+def _cmap4_ranges(data: bytes, at: int) -> list[tuple[int, int]]:
+    (seg_x2,) = struct.unpack_from(">H", data, at + 6)
+    n = seg_x2 // 2
+    ends = struct.unpack_from(f">{n}H", data, at + 14)
+    starts = struct.unpack_from(f">{n}H", data, at + 16 + seg_x2)
+    deltas = struct.unpack_from(f">{n}h", data, at + 16 + 2 * seg_x2)
+    range_at = at + 16 + 3 * seg_x2
+    range_offsets = struct.unpack_from(f">{n}H", data, range_at)
+    out: list[tuple[int, int]] = []
+    for k in range(n):
+        first, last = starts[k], ends[k]
+        if first == 0xFFFF:
+            continue
+        for code in range(first, last + 1):
+            if range_offsets[k] == 0:
+                glyph = (code + deltas[k]) & 0xFFFF
+            else:
+                where = range_at + 2 * k + range_offsets[k] + 2 * (code - first)
+                (glyph,) = struct.unpack_from(">H", data, where)
+                glyph = (glyph + deltas[k]) & 0xFFFF if glyph else 0
+            if glyph:
+                if out and out[-1][1] == code - 1:
+                    out[-1] = (out[-1][0], code)
+                else:
+                    out.append((code, code))
+    return out
+
+
+@cache
+def _font_tables(path: str) -> dict[bytes, tuple[int, int]]:
+    """The table directory of an OpenType font file: tag -> (offset, length)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(12)
+            (n_tables,) = struct.unpack_from(">H", head, 4)
+            directory = fh.read(16 * n_tables)
+    except (OSError, struct.error):
+        return {}
+    return {
+        directory[16 * i : 16 * i + 4]: struct.unpack_from(">II", directory, 16 * i + 8)
+        for i in range(len(directory) // 16)
+    }
+
+
+@cache
+def _coverage(path: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The code points a font file has glyphs for, as sorted (firsts, lasts) of ranges; read
+    once per file, from its cmap table only (the CJK font is 16 MB)."""
+    try:
+        offset, length = _font_tables(path)[b"cmap"]
+        with open(path, "rb") as fh:
+            fh.seek(offset)
+            ranges = sorted(_cmap_ranges(fh.read(length)))
+    except (OSError, struct.error, KeyError):
+        return (), ()
+    return tuple(r[0] for r in ranges), tuple(r[1] for r in ranges)
+
+
+def face_covers(face: int, char: str) -> bool:
+    """Whether chain face `face` (0: the base font) has a glyph for `char`."""
+    if face == 0:
+        return _has_glyph(char)
+    firsts, lasts = _coverage(fallback_files()[face - 1])
+    code = ord(char)
+    k = bisect.bisect_right(firsts, code) - 1
+    return k >= 0 and code <= lasts[k]
+
+
+@lru_cache(maxsize=65536)
+def _fallback_face(char: str) -> int | None:
+    """The first fallback face (1, 2...) whose font has `char`, None if none has it."""
+    for face in range(1, len(fallback_files()) + 1):
+        if face_covers(face, char):
+            return face
+    return None
+
+
+def chain_font(face: int, size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
+    """The font of chain face `face` at `size` px (0: `font(size, bold)`); a variable font is
+    set to the bold weight, a static one (Noto Sans CJK) is drawn bold by `face_smear`."""
+    return font(size, bold) if face == 0 else _fallback_font(face, size, bold)
+
+
+def _fallback_font(face: int, size: int, bold: bool) -> ImageFont.FreeTypeFont:
+    # a static font serves both weights (bold is smeared): one instance a size, since each
+    # instance of the CJK font maps and reads ~5 MB of its file
+    return _fallback_instance(face, size, bold and _is_variable(face))
+
+
+@lru_cache(maxsize=64)
+def _fallback_instance(face: int, size: int, bold: bool) -> ImageFont.FreeTypeFont:
+    loaded = ImageFont.truetype(fallback_files()[face - 1], size)
+    if not _is_variable(face):
+        return loaded
+    axes = loaded.get_variation_axes()
+    weight = BOLD_WEIGHT if bold else REGULAR_WEIGHT
+    loaded.set_variation_by_axes(
+        [
+            max(a["minimum"], min(a["maximum"], weight))
+            if _axis_name(a) == "weight"
+            else a["default"]
+            for a in axes
+        ]
+    )
+    return loaded
+
+
+@cache
+def _emoji_face() -> int:
+    """Chain index of Noto Emoji (0, the base font, if its package is missing)."""
+    files = fallback_files()
+    return 1 if files and files[0].endswith("NotoEmoji[wght].ttf") else 0
+
+
+@cache
+def _is_variable(face: int) -> bool:
+    """Whether chain face `face` has variation axes (a weight axis, in the chain's fonts)."""
+    return face == 0 or b"fvar" in _font_tables(fallback_files()[face - 1])
+
+
+def face_smear(face: int, size: int, bold: bool) -> int:
+    """Faux bold px for `face` (see `bold_smear`): fonts without a weight axis only."""
+    if face == 0:
+        return bold_smear(size, bold)
+    return max(1, size // 20) if bold and not _is_variable(face) else 0
+
+
+_ZWJ = "\u200d"
+
+
+def _attaches(char: str) -> bool:
+    """Characters that belong with the one before them (combining marks, variation selectors,
+    joiners, emoji skin tones and tags): never a run or a cut of their own."""
+    return unicodedata.category(char) in ("Mn", "Mc", "Me", "Cf") or (
+        "\U0001f3fb" <= char <= "\U0001f3ff"
+    )
+
+
+def text_runs(text: str) -> list[tuple[int, str]]:
+    """`text` split into runs of (chain face, characters): each character goes to the first
+    face that has it (the base font if none: its box); marks, joiners and variation selectors
+    stay with their character, and spaces and punctuation within a script's run stay in it
+    (so that right-to-left words keep their order). A truncation's ellipsis stays at the end
+    of a left-to-right text (in the base font) and goes with the last run of a right-to-left
+    one (at its left)."""
+    if text.isascii():
+        return [(0, text)] if text else []
+    runs: list[tuple[int, str]] = []
+    current, start, after_zwj = -1, 0, False
+    rtl = _starts_right_to_left(text)
+    for i, char in enumerate(text):
+        if current >= 0 and (after_zwj or _attaches(char)):
+            face = current
+        elif _has_glyph(char) and not (
+            current > 0
+            and current != _emoji_face()
+            and not char.isalnum()
+            and (rtl or char != ELLIPSIS)
+            and face_covers(current, char)
+        ):
+            face = 0
+        else:
+            face = current if current > 0 and face_covers(current, char) else None
+            if face is None:
+                face = _fallback_face(char) or 0
+        after_zwj = char == _ZWJ
+        if face != current:
+            if current >= 0:
+                runs.append((current, text[start:i]))
+            current, start = face, i
+    if current >= 0:
+        runs.append((current, text[start:]))
+    return runs
+
+
+def _starts_right_to_left(text: str) -> bool:
+    """Whether the first letter with a direction is right-to-left (Arabic, Hebrew...)."""
+    for char in text:
+        kind = unicodedata.bidirectional(char)
+        if kind in ("L", "R", "AL"):
+            return kind != "L"
+    return False
+
+
+def _cut_points(text: str) -> list[int]:
+    """Where `text` may be cut without splitting a character from its marks or an emoji
+    sequence: every i in 1..len(text) such that text[:i] ends a cluster."""
+    return [
+        i
+        for i in range(1, len(text) + 1)
+        if i == len(text) or not (_attaches(text[i]) or text[i - 1] == _ZWJ)
+    ]
+
+
+try:  # a readable stand-in for what no font has (pure Python, ISC)
+    from anyascii import anyascii as _transliterate
+except ImportError:  # pragma: no cover - the package is a dependency
+    _transliterate = None
 
 
 @cache
@@ -140,15 +423,22 @@ def _displayable_char(char: str) -> str:
     base = "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c))
     if base and base != char and all(_has_glyph(c) for c in base):
         return base
-    return char  # no stand-in (emoji, CJK...): the font draws its missing-glyph box
+    if _attaches(char) or _fallback_face(char) is not None:
+        return char  # drawn by its run's font
+    if _transliterate is not None:
+        latin = _transliterate(char)
+        if latin and all(_has_glyph(c) for c in latin):
+            return latin
+    return char  # no font, no stand-in: the font draws its missing-glyph box
 
 
 def displayable(text: str) -> str:
-    """`text` with only the characters the font lacks replaced by readable stand-ins. Noto
-    Sans covers Latin (accents, 'ß', 'Ł', 'ø'...), Greek, Cyrillic and dashes, so 'Björn
-    Émilie Łukasz — Straße' is drawn as is; with the fallback font (no accents) it becomes
-    'Bjorn Emilie Lukasz - Strasse'. Characters with no stand-in are kept (drawn as a box,
-    never an error)."""
+    """`text` with only the characters no font of the chain has replaced by readable
+    stand-ins. Noto Sans covers Latin (accents, 'ß', 'Ł', 'ø'...), Greek, Cyrillic and dashes,
+    so 'Björn Émilie Łukasz — Straße' is drawn as is (with Pillow's bundled font, which has no
+    accents, it becomes 'Bjorn Emilie Lukasz - Strasse'); compatibility forms become their
+    plain letters ('𝐀' -> 'A', '③' -> '3'); emoji and CJK are kept, for the fallback fonts;
+    what no font has is transliterated ('ᏣᎳᎩ' -> 'TsaLaGi') or, failing that, kept (a box)."""
     if text.isascii():
         return text
     return "".join(_displayable_char(c) for c in text)
@@ -162,30 +452,45 @@ def bold_smear(size: int, bold: bool) -> int:
 
 @lru_cache(maxsize=8192)
 def text_width(text: str, size: int, bold: bool = False) -> float:
-    return font(size, bold).getlength(text) + bold_smear(size, bold)
+    """Width in px of `text` as `draw_text` draws it (its stand-ins, each run in its font)."""
+    if text.isascii():
+        return font(size, bold).getlength(text) + bold_smear(size, bold)
+    return sum(
+        chain_font(face, size, bold).getlength(run) + face_smear(face, size, bold)
+        for face, run in text_runs(displayable(text))
+    )
 
 
 def ellipsize(text: str, size: int, max_width: float, bold: bool = False) -> str:
-    """`text` unchanged if it fits in `max_width` px, else cut and ended with an ellipsis."""
+    """`text` unchanged if it fits in `max_width` px, else cut (never inside a character and
+    its marks, nor inside an emoji sequence) and ended with an ellipsis."""
     if text_width(text, size, bold) <= max_width:
         return text
     if text_width(ELLIPSIS, size, bold) > max_width:
         return ""
-    lo, hi = 0, len(text)  # longest prefix that fits together with the ellipsis
+    cuts = [0, *(range(1, len(text) + 1) if text.isascii() else _cut_points(text))]
+    lo, hi = 0, len(cuts) - 1  # the longest prefix that fits together with the ellipsis
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if text_width(text[:mid].rstrip() + ELLIPSIS, size, bold) <= max_width:
+        if text_width(text[: cuts[mid]].rstrip() + ELLIPSIS, size, bold) <= max_width:
             lo = mid
         else:
             hi = mid - 1
-    return text[:lo].rstrip() + ELLIPSIS
+    return text[: cuts[lo]].rstrip() + ELLIPSIS
 
 
 @lru_cache(maxsize=4096)
 def _text_mask(text: str, size: int, bold: bool, anchor: str) -> tuple[Image.Image, int, int]:
     """Antialiased 'L' mask of `text` and its offset from the anchor point. Rendering text is
     the costliest part of a table, and the same strings (numbers, names) recur, so masks are
-    cached (bounded) and blitted with `ImageDraw.bitmap`."""
+    cached (bounded) and blitted with `ImageDraw.bitmap`. Text in one font (ASCII, or all in
+    Noto Sans) is drawn in one call; mixed text run by run (`_mixed_mask`)."""
+    if not text.isascii():
+        runs = text_runs(text)
+        if len(runs) > 1 or (runs and runs[0][0] != 0):
+            if _starts_right_to_left(text):  # runs laid right to left (bidi, run by run)
+                runs = runs[::-1]
+            return _mixed_mask(runs, size, bold, anchor)
     smear = bold_smear(size, bold)
     face = font(size, bold)
     left, top, right, bottom = face.getbbox(text, anchor=anchor)
@@ -195,6 +500,56 @@ def _text_mask(text: str, size: int, bold: bool, anchor: str) -> tuple[Image.Ima
         draw.text((dx - left, -top), text, fill=255, font=face, anchor=anchor)
     shift = {"l": 0, "m": smear // 2, "r": smear}.get(anchor[0], 0)
     return mask, left - shift, top
+
+
+def _mixed_mask(
+    runs: list[tuple[int, str]], size: int, bold: bool, anchor: str
+) -> tuple[Image.Image, int, int]:
+    """`_text_mask` for text in several fonts: the runs are laid on one baseline, one after
+    the other from the left by their advances, and anchored as the base font would anchor
+    them (vertically by Noto Sans's metrics, horizontally by the whole advance)."""
+    placed = []
+    pen = 0.0
+    for face, run in runs:
+        f = chain_font(face, size, bold)
+        smear = face_smear(face, size, bold)
+        x = round(pen)
+        placed.append((f, run, x, smear, f.getbbox(run, anchor="ls")))
+        pen += f.getlength(run) + smear
+    left = min(x + box[0] for _f, _r, x, _s, box in placed)
+    top = min(box[1] for *_rest, box in placed)
+    right = max(x + box[2] + smear for _f, _r, x, smear, box in placed)
+    bottom = max(box[3] for *_rest, box in placed)
+    mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
+    draw = ImageDraw.Draw(mask)
+    for f, run, x, smear, _box in placed:
+        for dx in range(smear + 1):
+            draw.text((x + dx - left, -top), run, fill=255, font=f, anchor="ls")
+    base = font(size, bold)
+    anchor_y = base.getbbox("H", anchor="ls")[1] - base.getbbox("H", anchor="l" + anchor[1])[1]
+    anchor_x = {"l": 0.0, "m": pen / 2, "r": pen}.get(anchor[0], 0.0)
+    return mask, left - round(anchor_x), top - anchor_y
+
+
+def clear_text_caches() -> None:
+    """Empty every font, glyph coverage, width and mask cache (for a test that swaps fonts)."""
+    for cached in (
+        _font_file,
+        font,
+        _has_glyph,
+        fallback_files,
+        _font_tables,
+        _coverage,
+        _fallback_face,
+        _fallback_instance,
+        _emoji_face,
+        _is_variable,
+        _displayable_char,
+        text_width,
+        _text_mask,
+        _label_size,
+    ):
+        cached.cache_clear()
 
 
 def draw_text(
@@ -209,7 +564,8 @@ def draw_text(
     max_width: float | None = None,
 ) -> str:
     """Draw `text` at `xy` (rounded to whole pixels) with a Pillow `anchor`, truncated with an
-    ellipsis to `max_width` if given; returns the text actually drawn."""
+    ellipsis to `max_width` if given; returns the text actually drawn. What Noto Sans lacks
+    (emoji, CJK, other scripts) is drawn with the fallback fonts, run by run."""
     text = displayable(text)
     if max_width is not None:
         text = ellipsize(text, size, max_width, bold)

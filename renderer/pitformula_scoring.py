@@ -244,7 +244,8 @@ def render_scoring(
         rival_total = sum(r.rival.points for r in state.results[: index + 1] if r.rival)
         right = _points(d, cy, rv.points, rival_total)
         name = catalog().rivals[state.settings.rival].name
-        draw_text(d, (SC_MARGIN + 60, cy), name, 28, INK, bold=True, anchor="lm")
+        room = right - SC_MARGIN - 60 - 16
+        draw_text(d, (SC_MARGIN + 60, cy), name, 28, INK, bold=True, anchor="lm", max_width=room)
         y = top + NAME_H + LINE_H // 2
         won = "won the round" if rv.won else "beaten"
         draw_text(d, (SC_MARGIN, y), won, size, BAD if rv.won else GOOD, bold=True, anchor="lm")

@@ -5,6 +5,10 @@ table), then one row per driver: position ("=3" when tied), a car-colour marker 
 position number, the name, points (bold), wins, podiums, rounds started and the result of
 each of the last `MAX_ROUND_COLUMNS` rounds, then a legend. `standings_layout` exposes the
 geometry so that callers and tests can find things in the picture.
+
+Made for a phone that shows the image about `PHONE_WIDTH` (400) px wide: no text is smaller
+than `MIN_PX` (27 px on the 900 px image, 12 px on the phone). Names in any script or with
+emoji are drawn with the renderer's fallback fonts and cut with an ellipsis to their column.
 """
 
 from __future__ import annotations
@@ -31,21 +35,29 @@ from renderer.common import (
     wrap_text,
 )
 
-WIDTH = 960
+WIDTH = 900
+PHONE_WIDTH = 400  # how wide Discord shows an image on a phone
+PHONE_MIN_PX = 12  # the smallest text a player can read there
+MIN_PX = -(-PHONE_MIN_PX * WIDTH // PHONE_WIDTH)  # 27: every text is at least this size
 MARGIN = 16
-MAX_ROUND_COLUMNS = 12
+MAX_ROUND_COLUMNS = 5  # the last rounds' results that fit beside a name at MIN_PX
 
-TITLE_SIZE = 34
-SUBTITLE_SIZE = 20
-SUBTITLE_LINE = 26
+TITLE_SIZE = 40
+SUBTITLE_SIZE = MIN_PX
+SUBTITLE_LINE = 34
 SUBTITLE_MAX_LINES = 2
-TITLE_TOP = 16
-LEGEND_SIZE = 17
-LEGEND_HEIGHT = 44
-EMPTY_HEIGHT = 120
+TITLE_TOP = 14
+LEGEND_SIZE = MIN_PX
+LEGEND_LINE = 34
+LEGEND_MAX_LINES = 3
+EMPTY_HEIGHT = 150
 
 STYLE = TableStyle(
-    row_height=46, header_height=36, font_size=23, header_font_size=17, marker_size=36
+    row_height=56,
+    header_height=44,
+    font_size=MIN_PX,
+    header_font_size=MIN_PX,
+    marker_size=42,
 )
 
 # Podium chips behind round results 1-3: colour plus the number, never colour alone.
@@ -75,6 +87,7 @@ class StandingsLayout:
     title_height: int
     subtitle_lines: list[str]
     table_top: int
+    legend_lines: list[str]
     columns: list[Column]
     first_round: int  # 1-based number of the first round column shown
     total_rounds: int
@@ -93,14 +106,14 @@ class StandingsLayout:
 
 
 def _columns(shown_rounds: int, first_round: int) -> list[Column]:
-    round_width = 36
+    round_width = 54  # "R12" in bold at MIN_PX
     fixed = [
-        Column("Pos", 58, "center"),
+        Column("Pos", 64, "center"),
         None,  # the driver column takes the remaining width
-        Column("Pts", 64, "right", bold=True),
+        Column("Pts", 70, "right", bold=True),
         Column("W", 40, "center", padding=2),
-        Column("Pod", 50, "center", padding=2),
-        Column("Rds", 50, "center", padding=2),
+        Column("Pod", 58, "center", padding=2),
+        Column("Rds", 56, "center", padding=2),
     ]
     driver_width = (
         WIDTH - 2 * MARGIN - sum(c.width for c in fixed if c) - round_width * shown_rounds
@@ -112,8 +125,6 @@ def _columns(shown_rounds: int, first_round: int) -> list[Column]:
             round_width,
             "center",
             padding=1,
-            font_size=19,
-            header_font_size=15,
         )
         for i in range(shown_rounds)
     ]
@@ -125,15 +136,27 @@ def standings_layout(subtitle: str, rows: list[StandingsLine]) -> StandingsLayou
     shown = min(total_rounds, MAX_ROUND_COLUMNS)
     first_round = total_rounds - shown + 1
     lines = wrap_text(subtitle, SUBTITLE_SIZE, WIDTH - 2 * MARGIN, SUBTITLE_MAX_LINES)
-    title_height = TITLE_TOP + TITLE_SIZE + 10 + len(lines) * SUBTITLE_LINE + 12
+    title_height = TITLE_TOP + TITLE_SIZE + 14 + len(lines) * SUBTITLE_LINE + 10
     table_top = title_height + 12
-    body = table_height(len(rows), STYLE) + LEGEND_HEIGHT if rows else EMPTY_HEIGHT
+    legend = (
+        wrap_text(
+            _legend(first_round, total_rounds), LEGEND_SIZE, WIDTH - 2 * MARGIN, LEGEND_MAX_LINES
+        )
+        if rows
+        else []
+    )
+    body = (
+        table_height(len(rows), STYLE) + 12 + len(legend) * LEGEND_LINE + 8
+        if rows
+        else EMPTY_HEIGHT
+    )
     return StandingsLayout(
         width=WIDTH,
         height=table_top + body,
         title_height=title_height,
         subtitle_lines=lines,
         table_top=table_top,
+        legend_lines=legend,
         columns=_columns(shown, first_round),
         first_round=first_round,
         total_rounds=total_rounds,
@@ -173,7 +196,7 @@ def _row_cells(line: StandingsLine, layout: StandingsLayout) -> list[str | Cell]
     ]
 
 
-def _legend(layout: StandingsLayout) -> str:
+def _legend(first_round: int, total_rounds: int) -> str:
     parts = [
         "Pts points",
         "W wins",
@@ -184,8 +207,9 @@ def _legend(layout: StandingsLayout) -> str:
         "=3 tied",
     ]
     text = "  ·  ".join(parts)
-    if layout.first_round > 1:
-        text = f"Last {layout.shown_rounds} of {layout.total_rounds} rounds shown  ·  " + text
+    if first_round > 1:
+        shown = total_rounds - first_round + 1
+        text = f"Last {shown} of {total_rounds} rounds shown  ·  " + text
     return text
 
 
@@ -205,7 +229,7 @@ def render_standings(title: str, subtitle: str, rows: list[StandingsLine]) -> by
         bold=True,
         max_width=layout.width - 2 * MARGIN,
     )
-    y = TITLE_TOP + TITLE_SIZE + 10
+    y = TITLE_TOP + TITLE_SIZE + 14
     for line in layout.subtitle_lines:
         draw_text(draw, (MARGIN, y), line, SUBTITLE_SIZE, TITLE_FG)
         y += SUBTITLE_LINE
@@ -220,33 +244,29 @@ def render_standings(title: str, subtitle: str, rows: list[StandingsLine]) -> by
         )
         mid_x = layout.width / 2
         mid_y = (top + layout.height - MARGIN) / 2
-        draw_text(draw, (mid_x, mid_y - 12), "No results yet", 30, INK, bold=True, anchor="mm")
+        draw_text(draw, (mid_x, mid_y - 18), "No results yet", 36, INK, bold=True, anchor="mm")
         draw_text(
             draw,
-            (mid_x, mid_y + 20),
+            (mid_x, mid_y + 24),
             "Standings appear after the first round.",
-            19,
+            MIN_PX,
             MUTED,
             anchor="mm",
+            max_width=layout.width - 4 * MARGIN,
         )
         return to_png(image)
 
     table = [_row_cells(line, layout) for line in rows]
     draw_table(draw, MARGIN, layout.table_top, layout.columns, table, STYLE)
-    legend_y = layout.row_top(len(rows)) + LEGEND_HEIGHT / 2
-    draw_text(
-        draw,
-        (MARGIN, legend_y),
-        _legend(layout),
-        LEGEND_SIZE,
-        MUTED,
-        anchor="lm",
-        max_width=layout.width - 2 * MARGIN,
-    )
+    y = layout.row_top(len(rows)) + 12 + LEGEND_LINE / 2
+    for line in layout.legend_lines:
+        draw_text(draw, (MARGIN, y), line, LEGEND_SIZE, MUTED, anchor="lm")
+        y += LEGEND_LINE
     return to_png(image)
 
 
 __all__ = [
+    "MIN_PX",
     "StandingsLayout",
     "StandingsLine",
     "position_label",
