@@ -10,6 +10,7 @@ last moves, the cars, the table and the PNG encoding.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -27,6 +28,7 @@ from renderer.common import (
     text_width,
     to_png,
 )
+from renderer.rf90_base import palette_reference
 from renderer.waddington_layout import (
     BAND_RED,
     HIGHLIGHT,
@@ -61,13 +63,18 @@ from renderer.waddington_layout import (
     unit_xy,
 )
 from renderer.waddington_tables import (
+    STATUS_COLOURS,
     TABLE_MARGIN,
+    WEAR_BAD,
+    WEAR_OK,
+    WEAR_WARN,
     car_status,
     dashboard_height,
     draw_dashboard,
     game_turn,
     laps_text,
 )
+from rules.base import get_game
 from rules.waddington.state import Car, WaddingtonState
 
 BOARD_WIDTH = 800
@@ -76,6 +83,7 @@ PAD = 0.55  # grass around the circuit's outermost points (the spin-off rings), 
 BOARD_SCALE = BOARD_WIDTH / natural_size("paddock-park", 1, PAD)[0]  # px per square
 CIRCUIT_HEIGHT = natural_size("paddock-park", BOARD_SCALE, PAD)[1]
 HEADER_HEIGHT = round(PX * 3.4)  # two lines
+HEADER_LINES = (0.29, 0.72)  # their middles, as parts of the header's height
 CAR_SIZE = round(PX * 1.34)  # just room for a PX number inside the marker's rings
 TABLE_GAP = 8
 KEY_LINE = round(PX * 1.35)
@@ -318,7 +326,29 @@ def render_board(
     `highlight_seat`: the car to move, ringed in yellow (on the circuit, in the header and in
     the table). `previous`: the race as it was at the last board; each car that moved since
     is drawn with a line from where it was. `title`: the race's own name (a league round's,
-    say); the circuit is named as the circuit."""
+    say); the circuit is named as the circuit.
+
+    Only what a board draws over the static layer is mapped to the PNG palette (the header,
+    the table, the cars and the move lines); the static layer is mapped once (cached)."""
+    if highlight_seat is not None and not 0 <= highlight_seat < len(state.cars):
+        highlight_seat = None
+    image = board_image(state, highlight_seat=highlight_seat, previous=previous, title=title)
+    name, n = state.circuit, min(len(state.cars), MAX_CARS)
+    ref = _reference(name, n)
+    out = _static_mapped(name, n).copy()
+    for box in _dirty(state, highlight_seat, previous):
+        out.paste(image.crop(box).quantize(palette=ref, dither=Image.Dither.NONE), box[:2])
+    return to_png(out)
+
+
+def board_image(
+    state: WaddingtonState,
+    *,
+    highlight_seat: int | None = None,
+    previous: WaddingtonState | None = None,
+    title: str | None = None,
+) -> Image.Image:
+    """The board as an RGB image (`render_board` without the PNG)."""
     name = state.circuit
     n = min(len(state.cars), MAX_CARS)
     image = _board_static(name, n).copy()
@@ -326,13 +356,81 @@ def render_board(
     frame = _board_frame(name)
     if previous is not None:
         _draw_moves(draw, name, frame, state.cars, moves_between(previous, state))
-    if highlight_seat is not None and not 0 <= highlight_seat < len(state.cars):
-        highlight_seat = None
     finished = [c.seat for c in state.cars if car_status(state, c) == "finished"]
     draw_cars(draw, name, state.cars, frame, CAR_SIZE, PX, highlight_seat, finished=finished)
     _draw_header(draw, state, highlight_seat, title)
     draw_dashboard(draw, state, BOARD_WIDTH, _table_top(), highlight_seat)
-    return to_png(image)
+    return image
+
+
+Box = tuple[int, int, int, int]
+
+
+def _box(x0: float, y0: float, x1: float, y1: float, height: int) -> Box:
+    """Whole pixels covering the box, within the board."""
+    return (max(0, math.floor(x0)), max(0, math.floor(y0)), min(BOARD_WIDTH, math.ceil(x1)),
+            min(height, math.ceil(y1)))  # fmt: skip
+
+
+def _dirty(
+    state: WaddingtonState, highlight_seat: int | None, previous: WaddingtonState | None
+) -> list[Box]:
+    """Every box `board_image` draws in over the static layer: the header, the table, each
+    car with its ring, and each segment of the move lines with its ghost dot."""
+    name, n = state.circuit, min(len(state.cars), MAX_CARS)
+    height = board_height(n)
+    f = _board_frame(name)
+    r = ring_radius(CAR_SIZE) + 4
+    header = max(HEADER_HEIGHT, math.ceil(HEADER_HEIGHT * HEADER_LINES[1] + r))  # "To move" ring
+    out = [(0, 0, BOARD_WIDTH, header), (0, _table_top(), BOARD_WIDTH, _key_top(n))]
+    for point in car_points(name, state.cars).values():
+        x, y = f.px(point)
+        out.append(_box(x - r, y - r, x + r, y + r, height))
+    if previous is not None:
+        pad = max(4, round(f.scale * 0.2)) / 2 + 12  # the line's width, its outline, the dot
+        for move in moves_between(previous, state):
+            pts = [f.px(p) for p in move_points(name, move)]
+            for (xa, ya), (xb, yb) in zip(pts, pts[1:], strict=False):
+                out.append(_box(min(xa, xb) - pad, min(ya, yb) - pad,
+                                max(xa, xb) + pad, max(ya, yb) + pad, height))  # fmt: skip
+    return out
+
+
+@cache
+def _reference(name: str, n_cars: int) -> Image.Image:
+    """The PNG palette of this circuit's boards with `n_cars`, made once: the colours of the
+    static layer and of a specimen board over it (the table's rows, statuses and wear, a
+    ring, move lines), then every car colour and its ring blends, so that a board is only
+    mapped to it (no octree per image) and no car colour is ever merged away."""
+    static = _board_static(name, n_cars)
+    both = Image.new("RGB", (static.width, static.height * 2))
+    both.paste(static, (0, 0))
+    both.paste(_specimen(name, n_cars), (0, static.height))
+    sample = both.resize((both.width // 2, both.height // 2), Image.Resampling.NEAREST)
+    extra: list[RGB] = [HIGHLIGHT, INK, PAPER, HEADER_BG, HEADER_FG, WHITE, SPIN_MARK,
+                        *STATUS_COLOURS.values(), WEAR_OK, WEAR_WARN, WEAR_BAD]  # fmt: skip
+    return palette_reference(sample, 176, extra, dark_rings=True)
+
+
+def _specimen(name: str, n_cars: int) -> Image.Image:
+    """A board of a race a few game turns in (a fixed seed): what the dynamic layer draws."""
+    game = get_game("waddington")
+    config = {"count": n_cars, "more_than_six": n_cars > 6}
+    state = game.new_game(1, config).model_copy(update={"circuit": name})
+    before = state
+    for _ in range(3 * n_cars):
+        if game.is_terminal(state):
+            break
+        before = state
+        state, _ = game.apply(state, game.robot_action(state, game.to_act(state)[0]))
+    return board_image(state, highlight_seat=0, previous=before, title=DEFAULT_TITLE)
+
+
+@cache
+def _static_mapped(name: str, n_cars: int) -> Image.Image:
+    """The static layer mapped to the board's PNG palette, once."""
+    return _board_static(name, n_cars).quantize(palette=_reference(name, n_cars),
+                                                dither=Image.Dither.NONE)  # fmt: skip
 
 
 def _draw_header(
@@ -340,7 +438,7 @@ def _draw_header(
 ) -> None:
     """Line 1: the race's name and the game turn; line 2: the car to move (or the result)
     and the circuit with the race's laps."""
-    y1, y2 = HEADER_HEIGHT * 0.29, HEADER_HEIGHT * 0.72
+    y1, y2 = (HEADER_HEIGHT * k for k in HEADER_LINES)
     right = BOARD_WIDTH - 12
     turn = game_turn(state)
     turn_w = text_width(turn, PX, True)
@@ -383,7 +481,7 @@ def warm(name: str) -> None:
     """Build the static layers for the grids the bot races (up to six cars; seven or eight,
     a player note's option, are drawn on first use): about 2.5 MB each."""
     for n in range(1, 7):
-        _board_static(name, n)
+        _static_mapped(name, n)
 
 
 __all__ = [

@@ -253,6 +253,37 @@ def test_board_is_deterministic() -> None:
     assert render_board(state, highlight_seat=2) == render_board(state, highlight_seat=2)
 
 
+@pytest.mark.parametrize(
+    "state, previous",
+    [
+        (six_cars(), None),
+        (six_cars(s5={"row": 46, "lane": 1}, s0={"row": 30, "lane": 2}), six_cars()),
+        (six_cars(s1={"status": "retired"}), six_cars(s1={"row": 60, "lane": 0})),
+    ],
+)
+def test_the_board_maps_only_what_it_draws_and_gives_the_whole_images_pixels(
+    state: WaddingtonState, previous: WaddingtonState | None
+) -> None:
+    """`render_board` maps the static layer to the palette once and only the boxes a board
+    draws in: the pixels are the very ones of mapping the whole image (no part missed)."""
+    from renderer.common import to_png
+    from renderer.waddington_board import _reference, board_image
+
+    n = len(state.cars)
+    whole = board_image(state, highlight_seat=2, previous=previous).quantize(
+        palette=_reference(state.circuit, n), dither=Image.Dither.NONE
+    )
+    assert render_board(state, highlight_seat=2, previous=previous) == to_png(whole)
+
+
+def test_every_car_colour_keeps_its_own_palette_entry() -> None:
+    from renderer.waddington_board import _reference
+
+    flat = _reference("paddock-park", 6).getpalette() or []
+    colours = {tuple(flat[i : i + 3]) for i in range(0, len(flat), 3)}
+    assert {c.fill for c in PALETTE.values()} <= colours
+
+
 @pytest.mark.parametrize("seat", range(6))
 def test_board_shows_each_car_in_its_colour_at_its_square(seat: int) -> None:
     state = six_cars()
