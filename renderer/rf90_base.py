@@ -12,11 +12,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 
-from PIL import Image, ImageDraw
+from PIL import ImageDraw
 
 from renderer.common import (
     INK,
-    PALETTE,
     RGB,
     MarkerShape,
     _label_size,  # the size `car_marker` draws its label at
@@ -131,33 +130,6 @@ LEADER_MIN = 12  # a label further than this from what it names gets a leader li
 
 
 # --- geometry ----------------------------------------------------------------------------
-
-
-def palette_reference(
-    sample: Image.Image, colors: int, extra: list[RGB], *, dark_rings: bool = False
-) -> Image.Image:
-    """The PNG palette of images drawn over one cached layer, so that each image is only
-    mapped to it: the layer's own colours (a fast octree of `sample`, at most `colors`),
-    then `extra`, then every car marker's fill and its blend with the marker's white ring
-    (and with its dark ring, `dark_rings`)."""
-    base = sample.quantize(colors=colors, method=Image.Quantize.FASTOCTREE,
-                           dither=Image.Dither.NONE)  # fmt: skip
-    flat = base.getpalette() or []
-    used = sorted(i for _, i in base.getcolors(256) or [])
-    colours: list[RGB] = [(flat[3 * i], flat[3 * i + 1], flat[3 * i + 2]) for i in used]
-    extra = list(extra)
-    for c in PALETTE.values():
-        extra.append(c.fill)
-        r, g, b = c.fill
-        extra.append(((r + 255) // 2, (g + 255) // 2, (b + 255) // 2))
-        if dark_rings:
-            extra.append(((r + 17) // 2, (g + 17) // 2, (b + 17) // 2))
-    for c in extra:
-        if c not in colours and len(colours) < 256:
-            colours.append(c)
-    ref = Image.new("P", (1, 1))
-    ref.putpalette([v for c in colours for v in c] + [0, 0, 0] * (256 - len(colours)))
-    return ref
 
 
 def _track(state_or_name: RF90State | str) -> Track:

@@ -40,6 +40,7 @@ from renderer.common import (
     RGB,
     TITLE_BG,
     TITLE_FG,
+    palette_reference,
     text_width,
     to_png,
 )
@@ -74,7 +75,6 @@ from renderer.rf90_base import (
     draw_braking_chevrons,
     draw_trajectory_symbol,
     game_turn_text,
-    palette_reference,
     weather_text,
 )
 from renderer.rf90_closeup_layout import (

@@ -30,6 +30,7 @@ from renderer.common import (
     RGB,
     car_colour,
     draw_text,
+    palette_reference,
     text_width,
     to_png,
     wrap_text,
@@ -51,7 +52,6 @@ from renderer.rf90_base import (
     _track,
     car_colour_name,
     draw_discs,
-    palette_reference,
 )
 from rules.rf90 import GAME, catalog
 from rules.rf90.engine import bonus_to_checks, damage_capacity, fuel_chit, hand_limit

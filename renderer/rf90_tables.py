@@ -25,6 +25,7 @@ from renderer.common import (
     TITLE_BG,
     car_marker,
     draw_text,
+    palette_reference,
     text_width,
     to_png,
     wrap_text,
@@ -47,7 +48,6 @@ from renderer.rf90_base import (
     car_colour_name,
     car_label,
     draw_discs,
-    palette_reference,
     phone_px,
     weather_text,
 )

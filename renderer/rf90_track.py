@@ -24,6 +24,7 @@ from renderer.common import (
     car_colour,
     car_marker,
     draw_text,
+    palette_reference,
     text_width,
     to_png,
 )
@@ -78,7 +79,6 @@ from renderer.rf90_base import (
     car_xy,
     draw_braking_chevrons,
     draw_trajectory_symbol,
-    palette_reference,
     section_box,
 )
 from renderer.rf90_track_layout import (

@@ -25,10 +25,10 @@ from renderer.common import (
     RGB,
     car_colour,
     draw_text,
+    palette_reference,
     text_width,
     to_png,
 )
-from renderer.rf90_base import palette_reference
 from renderer.waddington_layout import (
     BAND_RED,
     HIGHLIGHT,

@@ -22,6 +22,8 @@ from renderer.common import (
     MUTED,
     PAPER,
     draw_text,
+    ellipsize,
+    text_width,
     to_png,
 )
 from renderer.waddington_layout import (
@@ -318,16 +320,10 @@ def render_closeup(
     count = len(destinations)
     choose = f"{count} square{'s' if count != 1 else ''} to choose"
     draw_text(draw, (CLOSEUP_WIDTH - 12, mid), choose, PX, HEADER_FG, anchor="rm")
-    draw_text(
-        draw,
-        (24 + size + 8, mid),
-        f"{car.name}  ·  {car.speed} mph",
-        PX,
-        HEADER_FG,
-        bold=True,
-        anchor="lm",
-        max_width=CLOSEUP_WIDTH - 330 - size,
-    )
+    speed = f"  ·  {car.speed} mph"  # always shown: a long name is cut, not the speed
+    room = CLOSEUP_WIDTH - 330 - size - text_width(speed, PX, True)
+    name = ellipsize(car.name, PX, room, bold=True)
+    draw_text(draw, (24 + size + 8, mid), name + speed, PX, HEADER_FG, bold=True, anchor="lm")
     draw.rectangle(
         (0, CLOSEUP_HEIGHT - CLOSEUP_FOOTER, CLOSEUP_WIDTH - 1, CLOSEUP_HEIGHT - 1), fill=PAPER
     )

@@ -474,6 +474,14 @@ def corner_state() -> WaddingtonState:
     return build([{"colour": "Yellow", "row": 9, "lane": 1, "speed": 60}], phase="move")
 
 
+def test_closeup_header_cuts_a_long_name_and_keeps_the_speed(texts) -> None:
+    s = one_car(56, 2, 160)
+    s.cars[0].name = "Maximilian Alexander von Habsburg-Lothringen the Third of Monza"
+    drawn = texts(lambda: render_closeup(s, 0, GAME.destinations(s, 0)))
+    (header,) = [t.text for t in drawn if "mph" in t.text]
+    assert header.endswith("…  ·  160 mph") and header.startswith("Maximilian")
+
+
 def test_closeup_is_a_png_of_the_fixed_size_within_budget() -> None:
     state = six_cars()
     dests = GAME.destinations(state, 0)
