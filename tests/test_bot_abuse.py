@@ -50,6 +50,7 @@ from tests.fakediscord import (
     InProcessDriver,
 )
 from tests.fakediscord import payloads as pl
+from tests.test_bot_league import confirmed
 
 # Names that try to ping or to format -------------------------------------------------------
 
@@ -121,7 +122,8 @@ def messages_of(calls: list[Call]) -> list[Call]:
 
 
 async def league_commands(d: InProcessDriver) -> None:
-    """Every /league command and the league's Join button, with names made to ping."""
+    """Every /league and /league-admin command (Confirm pressed where one asks) and the
+    league's Join button, with names made to ping."""
     league = {"league": EVIL_LEAGUE}
     await d.slash("league", "create", name=EVIL_LEAGUE, game="waddington", user=ALICE)
     await d.slash("league", "join", **league, user=YUKI)  # named as the server shows her
@@ -131,25 +133,27 @@ async def league_commands(d: InProcessDriver) -> None:
     await d.slash("league", "list", user=BOB)
     await d.slash("league", "join", **league, user=ERIN)
     await d.slash("league", "leave", **league, user=ERIN)
-    await d.slash("league", "round-set", **league, number=1, name=EVIL_ROUND, date=EVIL_DATE)
-    await d.slash("league", "round-set", **league, number=2, name=EVIL_ROUND)
-    await d.slash("league", "round-remove", **league, number=2)
+    await d.slash("league-admin", "round-set", **league, number=1, name=EVIL_ROUND, date=EVIL_DATE)
+    await d.slash("league-admin", "round-set", **league, number=2, name=EVIL_ROUND)
+    await d.slash("league-admin", "round-remove", **league, number=2)
     await d.slash("league", "calendar", **league)
     await d.slash("league", "info", **league)
     order = f"<@{YUKI.id}> <@{BOB.id}> <@{CAROL.id}>"
-    await d.slash("league", "record", **league, round=1, order=order, retired=f"<@{CAROL.id}>")
+    await d.slash(
+        "league-admin", "record", **league, round=1, order=order, retired=f"<@{CAROL.id}>"
+    )
     await d.slash("league", "results", **league, round=1)
-    await d.slash("league", "correct", **league, round=1, driver=CAROL.id, place=4)
-    await d.slash("league", "correct", **league, round=1, driver=DAVE.id, place=5)  # refused
+    await d.slash("league-admin", "correct", **league, round=1, driver=CAROL.id, place=4)
+    await d.slash("league-admin", "correct", **league, round=1, driver=DAVE.id, place=5)  # refused
     await d.slash("league", "standings", **league)
-    await d.slash("league", "points", **league, table="modern")
-    await d.slash("league", "robots", **league, places="on")
-    await d.slash("league", "remove-member", **league, driver=CAROL.id)
+    await d.slash("league-admin", "points", **league, table="modern")
+    await d.slash("league-admin", "robots", **league, places="on")
+    await confirmed(d, "league-admin", "remove-member", **league, driver=CAROL.id)
     # Refusals that name the league (bot/league_tables.py): another game's, not a member.
     await d.slash("rf90", "new", track="barcelona", **league, round=1, user=YUKI)
-    await d.slash("league", "round-set", **league, number=3, name="Goodwood")
+    await d.slash("league-admin", "round-set", **league, number=3, name="Goodwood")
     await d.slash("f1", "new", **league, round=3, user=ALICE)
-    await d.slash("league", "close-season", **league)
+    await confirmed(d, "league-admin", "close-season", **league)
     await d.slash("f1", "new", **league, round=3, user=YUKI)  # the season is closed
 
 
@@ -206,7 +210,7 @@ async def league_race(d: InProcessDriver) -> RaceRun:
     await d.slash("league", "create", name=EVIL_LEAGUE, game="waddington", user=ALICE)
     for user in (YUKI, BOB):
         await d.slash("league", "join", **league, user=user)
-    await d.slash("league", "round-set", **league, number=1, name=EVIL_ROUND, user=ALICE)
+    await d.slash("league-admin", "round-set", **league, number=1, name=EVIL_ROUND, user=ALICE)
     mark = d.backend.mark()
     gid = await new_game(
         d, "f1", "new", **league, round=1, laps=1, robots=1, turn_minutes=60, user=YUKI
@@ -261,14 +265,6 @@ def test_race_messages_allow_only_the_drivers_they_ping(race_run: RaceRun) -> No
     assert pinged and all(len(c.body["allowed_mentions"]["users"]) >= 1 for c in pinged)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="names are shown raw or only markdown-escaped outside the files this change owns: "
-    "bot/table_life.py (open_lobby's title, lobby_embed's title and drivers), bot/table.py "
-    "(acting_seat's 'not your turn', log_text, league_lines), bot/cogs/waddington.py "
-    "(start_lines, finish), bot/cogs/pitformula.py (race_text, _start_now), and the rules' "
-    "event texts that carry driver names",
-)
 def test_race_messages_show_typed_names_escaped(race_run: RaceRun) -> None:
     assert raw_names(messages_of(race_run.calls)) == []
 

@@ -12,7 +12,8 @@ from PIL import Image
 
 from bot.errors import UNEXPECTED
 from tests.bot_helpers import DAVE, ERIN, LEAGUE_ROLE_ID, dump, make_bot, world
-from tests.fakediscord import ALICE, BOB, CAROL, InProcessDriver
+from tests.fakediscord import ALICE, BOB, CAROL, Calls, FakeUser, InProcessDriver
+from tests.fakediscord.payloads import component_payload
 
 
 @pytest.fixture
@@ -23,6 +24,16 @@ async def driver(tmp_path: Path) -> AsyncIterator[InProcessDriver]:
 
 async def create(d: InProcessDriver, name: str = "Spring Cup", **kw: object):  # noqa: ANN201
     return await d.slash("league", "create", name=name, game=kw.pop("game", "waddington"), **kw)
+
+
+async def confirmed(d: InProcessDriver, *path: str, user: FakeUser = ALICE, **kw: object) -> Calls:
+    """An admin command that asks first: run it, then press its Confirm as the same admin.
+    Returns the calls of the click (the question's edit and the public answer)."""
+    asked = await d.slash(*path, user=user, **kw)
+    assert asked.ephemeral and asked.content.endswith(("cannot be undone.", "standings.")), asked
+    confirm, cancel = asked.last.custom_ids
+    assert ":cancel:" in cancel
+    return await d.click(confirm, user=user)
 
 
 async def refused(d: InProcessDriver, *path: str, expect: str, **kw: object) -> str:
@@ -48,13 +59,13 @@ async def test_create_join_and_standings_png(driver: InProcessDriver) -> None:
     await driver.slash("league", "join", league="Spring Cup", user=ERIN)
 
     await driver.slash(
-        "league", "round-set", league="Spring Cup", number=1, name="Aintree", user=ALICE
+        "league-admin", "round-set", league="Spring Cup", number=1, name="Aintree", user=ALICE
     )
     await driver.slash(
-        "league", "round-set", league="Spring Cup", number=2, name="Goodwood", user=ALICE
+        "league-admin", "round-set", league="Spring Cup", number=2, name="Goodwood", user=ALICE
     )
     r1 = await driver.slash(
-        "league",
+        "league-admin",
         "record",
         league="Spring Cup",
         round=1,
@@ -64,7 +75,7 @@ async def test_create_join_and_standings_png(driver: InProcessDriver) -> None:
     )
     assert "recorded" in r1.content and not r1.ephemeral
     await driver.slash(
-        "league",
+        "league-admin",
         "record",
         league="Spring Cup",
         round=2,
@@ -143,7 +154,7 @@ async def test_refusals_leave_the_database_unchanged(driver: InProcessDriver) ->
     await refused(
         driver, "league", "results", league="Spring Cup", round=4, expect="has no round 4"
     )
-    await driver.slash("league", "close-season", league="Spring Cup", user=ALICE)
+    await confirmed(driver, "league-admin", "close-season", league="Spring Cup", user=ALICE)
     await refused(
         driver,
         "league",
@@ -154,7 +165,7 @@ async def test_refusals_leave_the_database_unchanged(driver: InProcessDriver) ->
     )
     await refused(
         driver,
-        "league",
+        "league-admin",
         "round-set",
         league="Spring Cup",
         number=1,
@@ -167,19 +178,19 @@ async def test_refusals_leave_the_database_unchanged(driver: InProcessDriver) ->
 async def test_admin_commands_are_refused_for_non_admins(driver: InProcessDriver) -> None:
     await create(driver, user=BOB)  # creating is open to everyone
     for path, kw in [
-        (("league", "round-set"), {"number": 1, "name": "Aintree"}),
-        (("league", "record"), {"round": 1, "order": f"<@{BOB.id}>"}),
-        (("league", "correct"), {"round": 1, "driver": BOB.id, "place": 1}),
-        (("league", "remove-member"), {"driver": BOB.id}),
-        (("league", "points"), {"table": "modern"}),
-        (("league", "close-season"), {}),
+        (("league-admin", "round-set"), {"number": 1, "name": "Aintree"}),
+        (("league-admin", "record"), {"round": 1, "order": f"<@{BOB.id}>"}),
+        (("league-admin", "correct"), {"round": 1, "driver": BOB.id, "place": 1}),
+        (("league-admin", "remove-member"), {"driver": BOB.id}),
+        (("league-admin", "points"), {"table": "modern"}),
+        (("league-admin", "close-season"), {}),
     ]:
         await refused(
             driver, *path, league="Spring Cup", user=BOB, expect="Only league admins", **kw
         )
     # Manage Server (ALICE) and administrator (CAROL) pass the check.
     ok = await driver.slash(
-        "league", "round-set", league="Spring Cup", number=1, name="Aintree", user=CAROL
+        "league-admin", "round-set", league="Spring Cup", number=1, name="Aintree", user=CAROL
     )
     assert not ok.ephemeral and "Round 1" in ok.content
 
@@ -188,7 +199,7 @@ async def test_configured_admin_role(driver: InProcessDriver) -> None:
     await create(driver)
     await refused(
         driver,
-        "league",
+        "league-admin",
         "round-set",
         league="Spring Cup",
         number=1,
@@ -198,18 +209,18 @@ async def test_configured_admin_role(driver: InProcessDriver) -> None:
     )
     await refused(
         driver,
-        "league",
+        "league-admin",
         "admin-role",
         options={"role": LEAGUE_ROLE_ID},
         user=DAVE,
         expect="Manage Server",
     )
     set_role = await driver.slash(
-        "league", "admin-role", options={"role": LEAGUE_ROLE_ID}, user=ALICE
+        "league-admin", "admin-role", options={"role": LEAGUE_ROLE_ID}, user=ALICE
     )
     assert set_role.ephemeral and f"<@&{LEAGUE_ROLE_ID}>" in set_role.content
     ok = await driver.slash(
-        "league", "round-set", league="Spring Cup", number=1, name="A", user=DAVE
+        "league-admin", "round-set", league="Spring Cup", number=1, name="A", user=DAVE
     )
     assert not ok.ephemeral and "Round 1 of **Spring Cup (season 1)** is A" in ok.content
 
@@ -218,13 +229,13 @@ async def test_correct_points_and_new_season(driver: InProcessDriver) -> None:
     await create(driver)
     for user in (ALICE, BOB):
         await driver.slash("league", "join", league="Spring Cup", user=user)
-    await driver.slash("league", "round-set", league="Spring Cup", number=1, name="A")
+    await driver.slash("league-admin", "round-set", league="Spring Cup", number=1, name="A")
     await driver.slash(
-        "league", "record", league="Spring Cup", round=1, order=f"<@{ALICE.id}> <@{BOB.id}>"
+        "league-admin", "record", league="Spring Cup", round=1, order=f"<@{ALICE.id}> <@{BOB.id}>"
     )
     await refused(
         driver,
-        "league",
+        "league-admin",
         "correct",
         league="Spring Cup",
         round=1,
@@ -232,13 +243,17 @@ async def test_correct_points_and_new_season(driver: InProcessDriver) -> None:
         place=1,
         expect="alice already has place 1",
     )
-    await driver.slash("league", "correct", league="Spring Cup", round=1, driver=ALICE.id, place=3)
-    await driver.slash("league", "correct", league="Spring Cup", round=1, driver=BOB.id, place=1)
-    await driver.slash("league", "points", league="Spring Cup", table="modern")
+    await driver.slash(
+        "league-admin", "correct", league="Spring Cup", round=1, driver=ALICE.id, place=3
+    )
+    await driver.slash(
+        "league-admin", "correct", league="Spring Cup", round=1, driver=BOB.id, place=1
+    )
+    await driver.slash("league-admin", "points", league="Spring Cup", table="modern")
     text = (await driver.slash("league", "standings", league="Spring Cup")).last.embed.description
     assert text.index("bob") < text.index("alice")
     assert "25 pts" in text and "15 pts" in text
-    closed = await driver.slash("league", "close-season", league="Spring Cup")
+    closed = await confirmed(driver, "league-admin", "close-season", league="Spring Cup")
     assert "Champion: bob" in closed.content
     season2 = await create(driver)
     assert "season 2" in season2.content
@@ -288,7 +303,8 @@ async def test_option_ranges_are_declared_and_handlers_still_refuse(
     tree = driver.bot.tree
     group = tree.get_command("league").to_dict(tree)
     subs = {c["name"]: c for c in group["options"]}
-    opts = {o["name"]: o for o in subs["round-set"]["options"]}
+    admin = tree.get_command("league-admin").to_dict(tree)
+    opts = {o["name"]: o for o in {c["name"]: c for c in admin["options"]}["round-set"]["options"]}
     assert (opts["number"]["min_value"], opts["number"]["max_value"]) == (1, 99)
     assert (opts["name"]["min_length"], opts["name"]["max_length"]) == (1, 60)
     create_opts = {o["name"]: o for o in subs["create"]["options"]}
@@ -304,7 +320,7 @@ async def test_option_ranges_are_declared_and_handlers_still_refuse(
     await create(driver)
     await refused(
         driver,
-        "league",
+        "league-admin",
         "round-set",
         league="Spring Cup",
         number=0,
@@ -327,14 +343,16 @@ async def test_robots_setting_is_an_admin_command_shown_in_info(driver: InProces
     assert "by their order among members" in str(info.last.embed.fields)
     await refused(
         driver,
-        "league",
+        "league-admin",
         "robots",
         league="Spring Cup",
         places="on",
         user=BOB,
         expect="Only league admins",
     )
-    done = await driver.slash("league", "robots", league="Spring Cup", places="on", user=ALICE)
+    done = await driver.slash(
+        "league-admin", "robots", league="Spring Cup", places="on", user=ALICE
+    )
     assert "robots in a race take places" in done.content
     league = await driver.bot.store.get_league(driver.world.guild_id, "Spring Cup")
     assert league.robots_take_places
@@ -351,3 +369,306 @@ async def test_a_mention_typed_into_a_name_pings_nobody(driver: InProcessDriver)
         "allowed_mentions"
     )
     assert allowed == {"parse": []}  # Discord pings nobody for this message
+
+
+# Admin commands in a group Discord hides from members (issue 12) ---------------------------
+
+ADMIN_COMMANDS = {
+    "round-set",
+    "round-remove",
+    "record",
+    "correct",
+    "remove-member",
+    "points",
+    "robots",
+    "close-season",
+    "admin-role",
+}
+
+
+async def test_admin_commands_are_a_group_discord_shows_only_to_managers(
+    driver: InProcessDriver,
+) -> None:
+    tree = driver.bot.tree
+    league = tree.get_command("league").to_dict(tree)
+    admin = tree.get_command("league-admin").to_dict(tree)
+    assert {c["name"] for c in admin["options"]} == ADMIN_COMMANDS
+    assert not ADMIN_COMMANDS & {c["name"] for c in league["options"]}
+    # Hidden from members without Manage Server (0x20) until a server allows more...
+    assert str(admin["default_member_permissions"]) == "32" and admin["dm_permission"] is False
+    assert league["default_member_permissions"] is None  # ...while /league is for everyone
+    # ...and a member who calls one anyway gets one line, nothing changed.
+    await create(driver)
+    for name in sorted(ADMIN_COMMANDS - {"admin-role"}):
+        command = tree.get_command("league-admin").get_command(name)
+        # the fewest options that pass Discord: the required ones
+        kw = {
+            "number": 1,
+            "name": "Aintree",
+            "round": 1,
+            "order": f"<@{BOB.id}>",
+            "driver": BOB.id,
+            "places": "on",
+        }
+        required = {p.name for p in command.parameters if p.required} - {"league"}
+        text = await refused(
+            driver,
+            "league-admin",
+            name,
+            league="Spring Cup",
+            user=BOB,
+            expect="Only league admins can do this",
+            **{k: v for k, v in kw.items() if k in required},
+        )
+        assert "\n" not in text
+
+
+async def test_close_season_asks_first_and_only_confirm_by_its_admin_closes(
+    driver: InProcessDriver,
+) -> None:
+    cog = driver.bot.get_cog("LeagueCog")
+    await create(driver)
+    for user in (ALICE, BOB):
+        await driver.slash("league", "join", league="Spring Cup", user=user)
+    before = await dump(driver.bot.store)
+    asked = await driver.slash("league-admin", "close-season", league="Spring Cup", user=ALICE)
+    assert asked.ephemeral
+    assert asked.content == "Close season 1 of **Spring Cup**? This cannot be undone."
+    confirm, cancel = asked.last.custom_ids
+    assert [b["label"] for b in asked.last.components[0]["components"]] == ["Confirm", "Cancel"]
+    assert await dump(driver.bot.store) == before  # nothing until Confirm
+    # Another admin (CAROL) or a driver cannot answer ALICE's question.
+    for user in (CAROL, BOB):
+        other = await driver.click(confirm, user=user)
+        assert other.ephemeral and "Only the admin who asked" in other.content
+    assert await dump(driver.bot.store) == before
+    # Cancel: the question says so and loses its buttons; nothing changed.
+    cancelled = await driver.click(cancel, user=ALICE)
+    assert cancelled.response.response_type == 7  # the question itself is edited
+    assert "nothing changed" in cancelled.content and not cancelled.last.components
+    assert await dump(driver.bot.store) == before
+    # Too late: the Confirm of a question that timed out changes nothing.
+    cog.confirm_seconds = 0
+    late = (await driver.slash("league-admin", "close-season", league="Spring Cup")).last
+    timed_out = await driver.click(late.custom_ids[0], user=ALICE)
+    assert "timed out: nothing changed" in timed_out.content and not timed_out.last.components
+    assert await dump(driver.bot.store) == before
+    cog.confirm_seconds = 180
+    # Confirm: closed, and the channel is told.
+    done = await confirmed(driver, "league-admin", "close-season", league="Spring Cup")
+    assert done.response.response_type == 7 and not done.messages[0].components
+    public = done.last
+    assert not public.ephemeral and "Season 1 of **Spring Cup** is closed" in public.content
+    league = await driver.bot.store.get_league(driver.world.guild_id, "Spring Cup")
+    assert not league.is_open
+    # A closed season is refused before anything is asked.
+    again = await refused(
+        driver, "league-admin", "close-season", league="Spring Cup", expect="is closed"
+    )
+    assert "Confirm" not in again
+
+
+async def test_an_admin_who_lost_the_role_cannot_confirm(driver: InProcessDriver) -> None:
+    await driver.slash("league-admin", "admin-role", options={"role": LEAGUE_ROLE_ID}, user=ALICE)
+    await create(driver)
+    asked = await driver.slash("league-admin", "close-season", league="Spring Cup", user=DAVE)
+    assert asked.ephemeral and "cannot be undone" in asked.content
+    await driver.slash("league-admin", "admin-role", user=ALICE)  # no role any more
+    before = await dump(driver.bot.store)
+    pressed = await driver.click(asked.last.custom_ids[0], user=DAVE)
+    assert pressed.ephemeral and "Only league admins" in pressed.content
+    assert await dump(driver.bot.store) == before
+
+
+async def test_remove_member_asks_first(driver: InProcessDriver) -> None:
+    await create(driver)
+    await driver.slash("league", "join", league="Spring Cup", name="Bobby", user=BOB)
+    await refused(
+        driver,
+        "league-admin",
+        "remove-member",
+        league="Spring Cup",
+        driver=ERIN.id,
+        expect="is not a member",
+    )
+    before = await dump(driver.bot.store)
+    asked = await driver.slash("league-admin", "remove-member", league="Spring Cup", driver=BOB.id)
+    assert asked.ephemeral and "Remove Bobby" in asked.content
+    assert asked.last.body["allowed_mentions"] == {"parse": []}
+    assert await dump(driver.bot.store) == before
+    twice = await driver.slash("league-admin", "remove-member", league="Spring Cup", driver=BOB.id)
+    removed = await driver.click(asked.last.custom_ids[0], user=ALICE)
+    assert "Bobby was removed from **Spring Cup (season 1)**" in removed.content
+    assert not removed.ephemeral
+    league = await driver.bot.store.get_league(driver.world.guild_id, "Spring Cup")
+    (member,) = await driver.bot.store.members(league.id)
+    assert member.user_id == BOB.id and not member.active
+    # A second question asked before the first was confirmed: Bob is no longer a member, so
+    # its Confirm changes nothing more.
+    after = await dump(driver.bot.store)
+    again = await driver.click(twice.last.custom_ids[0], user=ALICE)
+    assert again.ephemeral and "not a member" in again.content
+    assert await dump(driver.bot.store) == after
+
+
+async def test_forged_confirm_buttons_are_refused(driver: InProcessDriver) -> None:
+    await create(driver)
+    await driver.slash("league", "join", league="Spring Cup", user=BOB)
+    asked = await driver.slash("league-admin", "close-season", league="Spring Cup")
+    message_id = int(asked.last.message["id"])
+    league = await driver.bot.store.get_league(driver.world.guild_id, "Spring Cup")
+    before = await dump(driver.bot.store)
+    far = 4102444800  # 2100
+    for custom_id in [
+        f"pd:league:{league.id}:close",  # no asker
+        f"pd:league:{league.id}:close:{ALICE.id}",  # no expiry
+        f"pd:league:{league.id}:close:{ALICE.id}.{far}.{BOB.id}",  # a part too many
+        f"pd:league:{league.id}:remove:{ALICE.id}.{far}",  # no driver
+        f"pd:league:{league.id}:close:x{ALICE.id}.{far}",
+        f"pd:league:{league.id + 1}:close:{ALICE.id}.{far}",  # no such league
+        f"pd:league:{league.id}:cancel",
+    ]:
+        button = {"type": 2, "style": 4, "custom_id": custom_id, "label": "Confirm"}
+        message = {
+            **driver.backend.messages[message_id],
+            "components": [{"type": 1, "components": [button]}],
+        }
+        calls = await driver.dispatch(
+            component_payload(driver.world, custom_id, message=message, user=ALICE)
+        )
+        assert calls.ephemeral and calls.content == "This button is no longer valid.", custom_id
+    assert await dump(driver.bot.store) == before
+
+
+# Autocomplete on every league and round option (issue 12) --------------------------------
+
+
+async def leagues_and_rounds(d: InProcessDriver) -> None:
+    """Leagues of every game, one Waddington's league closed, and a calendar."""
+    for name, game in [
+        ("Spring Cup", "waddington"),
+        ("Sprint Series", "waddington"),
+        ("Old Cup", "waddington"),
+        ("Barcelona Club", "rf90"),
+        ("Pit Stop Masters", "pitformula"),
+    ]:
+        await create(d, name=name, game=game)
+    await confirmed(d, "league-admin", "close-season", league="Old Cup")
+    await d.slash("league", "join", league="Spring Cup", user=ALICE)
+    for number, venue, date in [
+        (1, "Aintree", "3 May"),
+        (2, "Silverstone", None),
+        (3, "Monza", None),
+    ]:
+        await d.slash(
+            "league-admin", "round-set", league="Spring Cup", number=number, name=venue, date=date
+        )
+    await d.slash("league-admin", "record", league="Spring Cup", round=1, order=f"<@{ALICE.id}>")
+
+
+def values(choices: list[dict]) -> list:
+    return [c["value"] for c in choices]
+
+
+async def test_league_options_offer_the_leagues_of_their_game(driver: InProcessDriver) -> None:
+    await leagues_and_rounds(driver)
+    # A game's command offers that game's open leagues only...
+    f1 = await driver.autocomplete("f1", "new", focused="league", league="")
+    assert values(f1) == ["Spring Cup", "Sprint Series"]
+    assert f1[0]["name"] == "Spring Cup (season 1)"
+    assert values(await driver.autocomplete("f1", "new", focused="league", league="sprint")) == [
+        "Sprint Series"
+    ]
+    rf90 = await driver.autocomplete("rf90", "new", focused="league", league="", track="barcelona")
+    assert values(rf90) == ["Barcelona Club"]
+    pit = await driver.autocomplete("pit", "start", focused="league", league="")
+    assert values(pit) == ["Pit Stop Masters"]
+    # ...while /league offers every league here, naming its game (closed ones say so),
+    everything = await driver.autocomplete("league", "standings", focused="league", league="")
+    assert set(values(everything)) == {
+        "Spring Cup",
+        "Sprint Series",
+        "Old Cup",
+        "Barcelona Club",
+        "Pit Stop Masters",
+    }
+    names = {c["value"]: c["name"] for c in everything}
+    assert names["Old Cup"] == "Old Cup (Waddington's Formula 1, season 1, closed)"
+    assert names["Barcelona Club"].startswith("Barcelona Club (Race! Formula 90")
+    # those starting with what was typed first, then those containing it.
+    typed = await driver.autocomplete("league", "info", focused="league", league="c")
+    assert values(typed) == ["Barcelona Club", "Old Cup", "Spring Cup"]
+    # Joining and the admin commands change a season: open leagues only.
+    join = await driver.autocomplete("league", "join", focused="league", league="cup")
+    assert values(join) == ["Spring Cup"]
+    admin = await driver.autocomplete("league-admin", "close-season", focused="league", league="")
+    assert "Old Cup" not in values(admin) and "Barcelona Club" in values(admin)
+
+
+async def test_round_options_offer_the_rounds_that_fit(driver: InProcessDriver) -> None:
+    await leagues_and_rounds(driver)
+    # Opening a race: the rounds still to race, with their venue.
+    to_race = await driver.autocomplete("f1", "new", focused="round", league="Spring Cup", round="")
+    assert values(to_race) == [2, 3]
+    assert [c["name"] for c in to_race] == ["Round 2: Silverstone", "Round 3: Monza"]
+    by_venue = await driver.autocomplete(
+        "pit", "start", focused="round", league="Spring Cup", round="mon"
+    )
+    assert values(by_venue) == [3]
+    assert values(
+        await driver.autocomplete(
+            "rf90", "new", focused="round", league="Spring Cup", round="2", track="barcelona"
+        )
+    ) == [2]
+    # No league yet, or one that is not here: nothing to offer.
+    assert await driver.autocomplete("f1", "new", focused="round", round="") == []
+    nowhere = await driver.autocomplete("f1", "new", focused="round", league="Nope", round="")
+    assert nowhere == []
+    # Reading or correcting a result: the rounds raced.
+    raced = await driver.autocomplete(
+        "league", "results", focused="round", league="Spring Cup", round=""
+    )
+    assert [c["name"] for c in raced] == ["Round 1: Aintree · 3 May · raced"]
+    assert values(raced) == [1]
+    correct = await driver.autocomplete(
+        "league-admin", "correct", focused="round", league="Spring Cup", round=""
+    )
+    assert values(correct) == [1]
+    # Recording a result or removing a round: those with no result.
+    for command, option in [("record", "round"), ("round-remove", "number")]:
+        offered = await driver.autocomplete(
+            "league-admin", command, focused=option, league="Spring Cup", **{option: ""}
+        )
+        assert values(offered) == [2, 3], command
+    # Editing the calendar: every round and the next number.
+    calendar = await driver.autocomplete(
+        "league-admin", "round-set", focused="number", league="Spring Cup", number=""
+    )
+    assert values(calendar) == [1, 2, 3, 4]
+    assert calendar[-1]["name"] == "Round 4: a new round"
+    # A round with a result drops out of the races' list.
+    await driver.slash(
+        "league-admin", "record", league="Spring Cup", round=2, order=f"<@{ALICE.id}>"
+    )
+    after = await driver.autocomplete("f1", "new", focused="round", league="Spring Cup", round="")
+    assert values(after) == [3]
+
+
+async def test_every_league_and_round_option_has_autocomplete(driver: InProcessDriver) -> None:
+    """Wherever a command takes a league (or a league's round), Discord is told to ask the
+    bot for choices."""
+    tree = driver.bot.tree
+    found = []
+    for top in tree.get_commands():
+        commands = list(top.walk_commands()) if hasattr(top, "walk_commands") else [top]
+        for command in commands:
+            params = {p.name: p for p in getattr(command, "parameters", [])}
+            if "league" not in params:
+                continue
+            found.append(command.qualified_name)
+            assert params["league"].autocomplete, command.qualified_name
+            if "round" in params:
+                assert params["round"].autocomplete, command.qualified_name
+    assert {"f1 new", "pit start", "rf90 new", "league results", "league-admin record"} <= set(
+        found
+    )

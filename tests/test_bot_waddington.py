@@ -112,7 +112,9 @@ async def test_league_round_race_records_points_once(tmp_path: Path) -> None:
     async with InProcessDriver(make_bot(tmp_path / "lg.db"), world()) as d:
         await d.slash("league", "create", name="Cup", game="waddington", user=ALICE)
         await d.slash("league", "join", league="Cup", user=ALICE)
-        await d.slash("league", "round-set", league="Cup", number=1, name="Aintree", user=ALICE)
+        await d.slash(
+            "league-admin", "round-set", league="Cup", number=1, name="Aintree", user=ALICE
+        )
         half = await d.slash("f1", "new", league="Cup", laps=1, user=ALICE)
         assert half.ephemeral and "both `league` and `round`" in half.content
         nonmember = await d.slash("f1", "new", league="Cup", round=1, user=BOB)

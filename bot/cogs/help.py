@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("paddock.help")
 
 PLAY_DIR = Path(__file__).resolve().parents[2] / "docs" / "play"
-LEAGUES_PAGE = "leagues"  # the page for /league and /games
+LEAGUES_PAGE = "leagues"  # the page for /league, /league-admin and /games
 DISCORD_SECTION = re.compile(r"<!-- discord -->\n(.*?)\n<!-- /discord -->", re.DOTALL)
 MESSAGE_LIMIT = 2000  # what a summary may take: it must fit a message, not only an embed
 
@@ -57,7 +57,12 @@ class HelpCog(commands.Cog):
     def pages(self) -> dict[str, str]:
         """Top-level command name -> its docs/play page name."""
         pages = {p.area: p.kind for p in self.bot.table.presenters.values()}
-        return {**pages, "league": LEAGUES_PAGE, "games": LEAGUES_PAGE}
+        return {
+            **pages,
+            "league": LEAGUES_PAGE,
+            "league-admin": LEAGUES_PAGE,
+            "games": LEAGUES_PAGE,
+        }
 
     def games(self) -> list[app_commands.Group]:
         """The games' command groups, as the tree has them."""

@@ -1,15 +1,20 @@
-"""`/league`: championships — create, join, standings, calendar, results, admin tools."""
+"""`/league`: championships — create, join, standings, calendar, results; `/league-admin`:
+the admin tools (calendar, results, members, points, closing a season), a group Discord shows
+only to members with Manage Server, whose commands still check the permission or the league
+admin role themselves. Closing a season and removing a driver ask to confirm with a button."""
 
 from __future__ import annotations
 
 import io
 import re
+import time
 from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.autocomplete import league_option
 from bot.components import INVALID_BUTTON, button, in_code, shown, view_of
 from bot.errors import NotAdmin
 from bot.league_tables import league_points_table, standings_report
@@ -42,7 +47,7 @@ def _bot(interaction: discord.Interaction) -> PaddockBot:
 
 
 async def is_league_admin(interaction: discord.Interaction) -> bool:
-    """Manage Server, or the admin role the server configured with `/league admin-role`."""
+    """Manage Server, or the admin role the server configured with `/league-admin admin-role`."""
     if interaction.guild is None or not isinstance(interaction.user, discord.Member):
         raise app_commands.NoPrivateMessage()
     if interaction.user.guild_permissions.manage_guild:
@@ -72,6 +77,12 @@ def _points_choice(table: str | None, custom: str | None) -> tuple[str, list[int
     return chosen.name, chosen.points
 
 
+def _require_open(league: League) -> None:
+    """Refused before a question is asked, as the store would refuse it after."""
+    if not league.is_open:
+        raise PaddockError(f"Season {league.season} of **{shown(league.name)}** is closed.")
+
+
 def _check_colour(league: League, colour: str | None) -> str | None:
     if colour is None:
         return None
@@ -90,6 +101,15 @@ class LeagueCog(commands.Cog):
         description="Championships: standings, calendar and results",
         guild_only=True,
     )
+    # Discord shows this group only to members with Manage Server (a server can allow more in
+    # Server Settings > Integrations); each command still checks `is_league_admin` itself.
+    admin = app_commands.Group(
+        name="league-admin",
+        description="League admins: calendar, results, members, points, closing a season",
+        guild_only=True,
+        default_permissions=discord.Permissions(manage_guild=True),
+    )
+    confirm_seconds: float = 180.0  # how long a Confirm button works
 
     def __init__(self, bot: PaddockBot) -> None:
         self.bot = bot
@@ -110,24 +130,6 @@ class LeagueCog(commands.Cog):
         return member
 
     # Autocomplete ----------------------------------------------------------------------
-
-    async def league_autocomplete(
-        self, interaction: discord.Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        if interaction.guild is None:
-            return []
-        leagues = await self.store.list_leagues(interaction.guild.id)
-        cur = current.casefold()
-        return [
-            app_commands.Choice(name=lg.name, value=lg.name)
-            for lg in leagues
-            if cur in lg.name.casefold()
-        ][:25]
-
-    def _league_option(func, _complete=league_autocomplete):  # noqa: ANN001, ANN202, N805
-        """Decorator for this class body: the `league` option's description and autocomplete."""
-        described = app_commands.describe(league="League name (start typing to pick one)")
-        return described(app_commands.autocomplete(league=_complete)(func))
 
     async def colour_autocomplete(
         self, interaction: discord.Interaction, current: str
@@ -195,7 +197,7 @@ class LeagueCog(commands.Cog):
         colour="Your car colour, if the game has cars",
         name="The name shown in standings (default: your server name)",
     )
-    @_league_option
+    @league_option(open_only=True)
     @app_commands.autocomplete(colour=colour_autocomplete)
     async def join(
         self,
@@ -218,7 +220,7 @@ class LeagueCog(commands.Cog):
         )
 
     @league.command(name="leave", description="Leave a league (your results stay)")
-    @_league_option
+    @league_option(open_only=True)
     async def leave(self, interaction: discord.Interaction, league: str) -> None:
         found = await self._league(interaction, league)
         await self.store.leave_league(found, interaction.user.id)
@@ -228,7 +230,7 @@ class LeagueCog(commands.Cog):
         )
 
     @league.command(name="info", description="A league's game, season, points and drivers")
-    @_league_option
+    @league_option
     async def info(self, interaction: discord.Interaction, league: str) -> None:
         found = await self._league(interaction, league)
         members = await self.store.members(found.id, active_only=True)
@@ -250,12 +252,12 @@ class LeagueCog(commands.Cog):
         await interaction.response.send_message(embed=embed, view=self._join_view(found))
 
     @league.command(name="calendar", description="A league's rounds")
-    @_league_option
+    @league_option
     async def calendar(self, interaction: discord.Interaction, league: str) -> None:
         found = await self._league(interaction, league)
         rounds = await self.store.rounds(found.id)
         if not rounds:
-            text = "No rounds yet. An admin adds them with `/league round-set`."
+            text = "No rounds yet. An admin adds them with `/league-admin round-set`."
         else:
             text = "\n".join(
                 f"**Round {r.number}** - {shown(r.name)}"
@@ -268,7 +270,7 @@ class LeagueCog(commands.Cog):
 
     @league.command(name="standings", description="The championship table (text and image)")
     @app_commands.describe(season="An earlier season (default: the latest)")
-    @_league_option
+    @league_option
     async def standings(
         self,
         interaction: discord.Interaction,
@@ -294,7 +296,8 @@ class LeagueCog(commands.Cog):
         )
 
     @league.command(name="results", description="The result of one round")
-    @_league_option
+    @app_commands.describe(round="Round number (start typing: the rounds raced)")
+    @league_option(rounds_offered="raced")
     async def results(
         self,
         interaction: discord.Interaction,
@@ -323,11 +326,15 @@ class LeagueCog(commands.Cog):
         )
         await interaction.response.send_message(embed=embed)
 
-    # Admins ----------------------------------------------------------------------------
+    # Admins: /league-admin, hidden by Discord from members without Manage Server ----------
 
-    @league.command(name="round-set", description="Admin: add a round or change its name/date")
-    @app_commands.describe(number="Round number", name="e.g. Silverstone", date="Free text")
-    @_league_option
+    @admin.command(name="round-set", description="Add a round or change its name or date")
+    @app_commands.describe(
+        number="Round number (start typing: the rounds so far and the next one)",
+        name="e.g. Silverstone",
+        date="Free text",
+    )
+    @league_option(open_only=True, rounds_offered="calendar", round_param="number")
     @league_admin
     async def round_set(
         self,
@@ -346,8 +353,9 @@ class LeagueCog(commands.Cog):
             + (f" ({shown(rnd.scheduled)})." if rnd.scheduled else ".")
         )
 
-    @league.command(name="round-remove", description="Admin: remove a round with no result")
-    @_league_option
+    @admin.command(name="round-remove", description="Remove a round with no result")
+    @app_commands.describe(number="Round number (start typing: the rounds with no result)")
+    @league_option(open_only=True, rounds_offered="to race", round_param="number")
     @league_admin
     async def round_remove(
         self,
@@ -361,12 +369,13 @@ class LeagueCog(commands.Cog):
             f"Round {rnd.number} ({shown(rnd.name)}) removed from **{shown(found.label)}**."
         )
 
-    @league.command(name="record", description="Admin: record a round raced elsewhere")
+    @admin.command(name="record", description="Record a round raced elsewhere")
     @app_commands.describe(
+        round="Round number (start typing: the rounds with no result)",
         order="Drivers in finishing order, as mentions: @first @second @third ...",
         retired="Drivers among them who retired (they keep the place given)",
     )
-    @_league_option
+    @league_option(open_only=True, rounds_offered="to race")
     @league_admin
     async def record(
         self,
@@ -396,10 +405,13 @@ class LeagueCog(commands.Cog):
             + ", ".join(f"{p}. <@{u}>" for p, u in enumerate(user_ids, start=1))
         )
 
-    @league.command(name="correct", description="Admin: change one driver's result in a round")
-    @app_commands.describe(place="New place (leave empty for unclassified)")
+    @admin.command(name="correct", description="Change one driver's result in a round")
+    @app_commands.describe(
+        round="Round number (start typing: the rounds raced)",
+        place="New place (leave empty for unclassified)",
+    )
     @app_commands.choices(status=STATUS_CHOICES)
-    @_league_option
+    @league_option(open_only=True, rounds_offered="raced")
     @league_admin
     async def correct(
         self,
@@ -423,22 +435,30 @@ class LeagueCog(commands.Cog):
             f"{rnd.number} of **{shown(found.label)}**."
         )
 
-    @league.command(name="remove-member", description="Admin: remove a driver from a league")
-    @_league_option
+    @admin.command(name="remove-member", description="Remove a driver from a league (confirm)")
+    @app_commands.describe(driver="The driver to remove (their results stay)")
+    @league_option(open_only=True)
     @league_admin
     async def remove_member(
         self, interaction: discord.Interaction, league: str, driver: discord.User
     ) -> None:
         found = await self._league(interaction, league)
-        member = await self.store.leave_league(found, driver.id)
-        await interaction.response.send_message(
-            f"{shown(member.display_name)} was removed from **{shown(found.label)}**; their "
-            "results stay."
+        _require_open(found)
+        member = await self.store.member_by_user(found.id, driver.id)
+        if member is None or not member.active:
+            raise PaddockError(f"<@{driver.id}> is not a member of **{shown(found.label)}**.")
+        await self._ask(
+            interaction,
+            found,
+            f"Remove {shown(member.display_name)} (<@{driver.id}>) from "
+            f"**{shown(found.label)}**? Their results stay in the standings.",
+            "remove",
+            driver.id,
         )
 
-    @league.command(name="points", description="Admin: change the league's points table")
+    @admin.command(name="points", description="Change the league's points table")
     @app_commands.choices(table=TABLE_CHOICES)
-    @_league_option
+    @league_option(open_only=True)
     @league_admin
     async def points(
         self,
@@ -457,7 +477,7 @@ class LeagueCog(commands.Cog):
             "the standings are recounted with it."
         )
 
-    @league.command(name="robots", description="Admin: do robots in league races take places?")
+    @admin.command(name="robots", description="Do robots in league races take places?")
     @app_commands.describe(
         places="on: robots keep their places (a member behind one scores less); "
         "off (default): members are placed by their order among members"
@@ -468,7 +488,7 @@ class LeagueCog(commands.Cog):
             app_commands.Choice(name="on: robots take places", value="on"),
         ]
     )
-    @_league_option
+    @league_option(open_only=True)
     @league_admin
     async def robots(
         self, interaction: discord.Interaction, league: str, places: app_commands.Choice[str]
@@ -481,23 +501,20 @@ class LeagueCog(commands.Cog):
             allowed_mentions=discord.AllowedMentions.none(),
         )
 
-    @league.command(name="close-season", description="Admin: close the season (final standings)")
-    @_league_option
+    @admin.command(name="close-season", description="Close the season: final standings (confirm)")
+    @league_option(open_only=True)
     @league_admin
     async def close_season(self, interaction: discord.Interaction, league: str) -> None:
         found = await self._league(interaction, league)
-        closed = await self.store.close_season(found)
-        report = await standings_report(self.store, closed)
-        champion = [
-            shown(report.members[r.member].display_name) for r in report.rows if r.position == 1
-        ]
-        crown = f" Champion: {' and '.join(champion)}." if champion and report.rounds_done else ""
-        await interaction.response.send_message(
-            f"Season {closed.season} of **{shown(closed.name)}** is closed.{crown} "
-            f"`/league create name:{in_code(closed.name)}` starts the next season."
+        _require_open(found)
+        await self._ask(
+            interaction,
+            found,
+            f"Close season {found.season} of **{shown(found.name)}**? This cannot be undone.",
+            "close",
         )
 
-    @league.command(name="admin-role", description="Manage Server: the role that runs leagues")
+    @admin.command(name="admin-role", description="Manage Server: the role that runs leagues")
     @app_commands.describe(role="Members with this role are league admins (empty: none)")
     @app_commands.check(manage_server_only)
     async def admin_role(
@@ -512,7 +529,85 @@ class LeagueCog(commands.Cog):
         )
         await interaction.response.send_message(text, ephemeral=True)
 
-    del _league_option
+    # Confirmations ---------------------------------------------------------------------
+
+    async def _ask(
+        self,
+        interaction: discord.Interaction,
+        league: League,
+        question: str,
+        action: str,
+        target: int | None = None,
+    ) -> None:
+        """An ephemeral question with Confirm / Cancel. Nothing changes until Confirm; the
+        buttons name the admin who asked (only they may press them) and expire after
+        `confirm_seconds`, after which Confirm changes nothing."""
+        expires = int(time.time() + self.confirm_seconds)
+        asker = interaction.user.id
+        arg = f"{asker}.{expires}" + (f".{target}" if target is not None else "")
+        await interaction.response.send_message(
+            question,
+            view=view_of(
+                button(
+                    "Confirm", "league", league.id, action, arg, style=discord.ButtonStyle.danger
+                ),
+                button("Cancel", "league", league.id, "cancel", f"{asker}.{expires}"),
+            ),
+            ephemeral=True,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    async def _answer(
+        self, interaction: discord.Interaction, league: League, action: str, arg: str
+    ) -> None:
+        """Confirm or Cancel pressed: checked again (the admin who asked, in time, still an
+        admin, the league as it was), then done."""
+        parts = arg.split(".")
+        wanted = {"close": 2, "cancel": 2, "remove": 3}[action]
+        if len(parts) != wanted or not all(p.isdigit() and len(p) <= 20 for p in parts):
+            raise PaddockError(INVALID_BUTTON)
+        asker, expires = int(parts[0]), int(parts[1])
+        if interaction.user.id != asker:
+            raise PaddockError("Only the admin who asked can answer this.")
+        if action == "cancel":
+            await interaction.response.edit_message(
+                content="Cancelled: nothing changed.", view=None
+            )
+            return
+        if time.time() >= expires:
+            await interaction.response.edit_message(
+                content="This question timed out: nothing changed. Run the command again.",
+                view=None,
+            )
+            return
+        await is_league_admin(interaction)  # an admin when asked may not be one now
+        if action == "close":
+            await self._close(interaction, league)
+        else:
+            await self._remove(interaction, league, int(parts[2]))
+
+    async def _close(self, interaction: discord.Interaction, league: League) -> None:
+        closed = await self.store.close_season(league)
+        report = await standings_report(self.store, closed)
+        champion = [
+            shown(report.members[r.member].display_name) for r in report.rows if r.position == 1
+        ]
+        crown = f" Champion: {' and '.join(champion)}." if champion and report.rounds_done else ""
+        await interaction.response.edit_message(content="Season closed.", view=None)
+        await interaction.followup.send(
+            f"Season {closed.season} of **{shown(closed.name)}** is closed.{crown} "
+            f"`/league create name:{in_code(closed.name)}` starts the next season.",
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    async def _remove(self, interaction: discord.Interaction, league: League, user_id: int) -> None:
+        member = await self.store.leave_league(league, user_id)
+        await interaction.response.edit_message(content="Removed.", view=None)
+        await interaction.followup.send(
+            f"{shown(member.display_name)} was removed from **{shown(league.label)}**; their "
+            "results stay.",
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
 
     # Buttons ---------------------------------------------------------------------------
 
@@ -524,9 +619,11 @@ class LeagueCog(commands.Cog):
     async def on_button(
         self, interaction: discord.Interaction, ref: int, action: str, arg: str | None
     ) -> None:
-        # The only league button is `pd:league:<id>:join`; anything else, a league that is
-        # gone or one of another server is a stale or forged button.
-        if action != "join" or arg is not None or interaction.guild is None:
+        # The league buttons are `pd:league:<id>:join` and an admin's Confirm / Cancel
+        # (`close`, `remove`, `cancel` with the asker and the expiry as argument); anything
+        # else, a league that is gone or one of another server is a stale or forged button.
+        confirming = action in ("close", "remove", "cancel") and arg is not None
+        if not (confirming or (action == "join" and arg is None)) or interaction.guild is None:
             raise PaddockError(INVALID_BUTTON)
         try:
             league = await self.store.league_by_id(ref)
@@ -534,6 +631,10 @@ class LeagueCog(commands.Cog):
             raise PaddockError(INVALID_BUTTON) from None
         if league.guild_id != interaction.guild.id:
             raise PaddockError(INVALID_BUTTON)
+        if confirming:
+            assert arg is not None
+            await self._answer(interaction, league, action, arg)
+            return
         taken = {m.colour for m in await self.store.members(league.id, active_only=True)}
         free = [c for c in CAR_COLOURS[league.game] if c not in taken]
         colour = free[0] if free else None

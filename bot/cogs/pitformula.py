@@ -20,6 +20,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.autocomplete import league_option
 from bot.cogs.table_commands import TableCog
 from bot.components import button, human_seat, shown, view_of
 from bot.league_tables import league_round_for_game
@@ -223,10 +224,11 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         players="Mention the other players (empty: a lobby with a Join button)",
         mode="Game mode (default standard)",
         races="Races in the championship (1-12, default 5)",
-        league="A Pit Formula league this game counts for",
-        round="That league's round number",
+        league="A Pit Formula league this game counts for (start typing to pick one)",
+        round="That league's round (start typing: the rounds still to race)",
     )
     @app_commands.choices(mode=MODE_CHOICES)
+    @league_option(game=KIND, open_only=True, rounds_offered="to race", describe=False)
     async def start(
         self,
         interaction: discord.Interaction,

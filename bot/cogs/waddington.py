@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
+from bot.autocomplete import league_option
 from bot.cogs.table_commands import TableCog
-from bot.components import button, view_of
+from bot.components import button, shown, view_of
 from bot.league_tables import league_round_for_game
 from bot.presenter import Image, Loaded, Presenter, Prompt, duration, timestamp
 from bot.table import draw
@@ -121,9 +122,12 @@ class WaddingtonPresenter(Presenter):
     def start_lines(self, loaded: Loaded) -> list[str]:
         state: WaddingtonState = loaded.state  # type: ignore[assignment]
         throws = ", ".join(
-            f"{loaded.name(seat)} {total}" for seat, total in enumerate(state.start_throws[0])
+            f"{shown(loaded.name(seat))} {total}"
+            for seat, total in enumerate(state.start_throws[0])
         )
-        grid = ", ".join(f"{_car_label(state, seat)} {loaded.name(seat)}" for seat in state.order)
+        grid = ", ".join(
+            f"{_car_label(state, seat)} {shown(loaded.name(seat))}" for seat in state.order
+        )
         return [f"🎲 Dice for the cars (rule 7): {throws}.", f"Grid and moving order: {grid}."]
 
     def move_key(self, state: Any) -> Hashable:
@@ -216,9 +220,7 @@ class WaddingtonPresenter(Presenter):
             if warnings:
                 heading += "\nOver the safety speed: " + "; ".join(warnings)
         driver = loaded.seats[seat]
-        who = (
-            f"<@{driver.user_id}>" if driver.user_id else discord.utils.escape_markdown(driver.name)
-        )
+        who = f"<@{driver.user_id}>" if driver.user_id else shown(driver.name)
         due = f" · the robot drives {timestamp(deadline)}" if deadline else ""
         content = f"{who}, {_car_label(state, seat)}: {heading}.\n{_dashboard(state, seat)}{due}"
         return Prompt(content, buttons, images, pings=[driver.user_id] if driver.user_id else [])
@@ -227,7 +229,7 @@ class WaddingtonPresenter(Presenter):
         state: WaddingtonState = loaded.state  # type: ignore[assignment]
         names = {seat: s.name for seat, s in loaded.seats.items()}
         lines = ["🏁 **Classification**"] + [
-            f"{p.place}. {_car_label(state, p.seat)} {discord.utils.escape_markdown(names[p.seat])}"
+            f"{p.place}. {_car_label(state, p.seat)} {shown(names[p.seat])}"
             + ("" if p.status == "running" else f" ({p.status})")
             for p in loaded.game.classification(state)
         ]
@@ -287,11 +289,12 @@ class WaddingtonCog(TableCog, group_name="f1", group_description="Waddington's F
         max_players="Most human drivers (2-6, default 6)",
         robots="Robot cars to add at the start (0-5, default 0)",
         turn_minutes="Minutes a driver has for a move before the robot drives (default 1440)",
-        league="A Waddington's league this race counts for",
-        round="That league's round number",
+        league="A Waddington's league this race counts for (start typing to pick one)",
+        round="That league's round (start typing: the rounds still to race)",
         soft_options="Beginners' options from the player notes (default off)",
         idle_days="Days with nobody acting before the race is abandoned (default 7)",
     )
+    @league_option(game=KIND, open_only=True, rounds_offered="to race", describe=False)
     async def new(
         self,
         interaction: discord.Interaction,
