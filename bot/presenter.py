@@ -99,6 +99,12 @@ class Presenter:
     def game(self) -> Game[Any]:
         return get_game(self.kind)
 
+    def plays_forced(self, state: Any) -> bool:
+        """Whether a decision with one legal action here plays itself (`play_forced`); a
+        game says no where the number of choices depends on a hand, since playing it without
+        asking would tell the thread about the cards."""
+        return self.play_forced
+
     # Lobby and start -------------------------------------------------------------------
 
     def lobby_lines(self, record: GameRecord) -> list[str]:

@@ -19,12 +19,14 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
+from bot.autocomplete import league_option
 from bot.choices import PAGE, Facet, decode, encode, narrow
 from bot.cogs.table_commands import TableCog
 from bot.components import button, shown, view_of
 from bot.league_tables import league_round_for_game
 from bot.presenter import Frame, Image, Loaded, Presenter, Prompt, duration, timestamp
 from bot.table import draw
+from bot.table_life import MENTION_NONE
 from renderer.rf90 import (
     render_classification,
     render_closeup,
@@ -228,8 +230,9 @@ class RF90Presenter(Presenter):
     def lobby_lines(self, record: GameRecord) -> list[str]:
         s = record.settings
         pictures = PICTURES[s.get("pictures", "every")]
+        turns = s.get("race_turns", catalog.track(s["track"]).race_turns)
         return [
-            f"{s['track'].capitalize()} · up to {s['max_players']} drivers · "
+            f"{s['track'].capitalize()} · {turns} game turns · up to {s['max_players']} drivers · "
             f"{duration(s['turn_seconds'])} per decision · pictures: {pictures}",
             "Robots race as the rules give them for the number of drivers. Each driver chooses "
             "skill and set-up in private at the start.",
@@ -244,7 +247,19 @@ class RF90Presenter(Presenter):
             }
             for s in seats
         ]
-        return {"track": record.settings["track"], "players": players}
+        config: dict[str, Any] = {"track": record.settings["track"], "players": players}
+        if "race_turns" in record.settings:  # a shortened race (Paddock rule)
+            config["race_turns"] = record.settings["race_turns"]
+        return config
+
+    def plays_forced(self, state: Any) -> bool:
+        # Card plays (phase B) and duel cards are always asked: with one card in hand there
+        # are one or two ways to play it depending on the card (a Balance disc, a Sharp
+        # Trajectory of its colour, Save Fuel), so playing it unasked would show the card.
+        choosing_cards = (state.pending is not None and state.pending.phase == "B") or (
+            state.duel is not None and state.duel.stage == "cards"
+        )
+        return not choosing_cards
 
     def waiting_seats(self, state: Any) -> list[int]:
         return [s for s in self.game.to_act(state) if s != ROBOT_SEAT]
@@ -301,8 +316,22 @@ class RF90Presenter(Presenter):
 
     def summary(self, loaded: Loaded) -> str:
         state: RF90State = loaded.state  # type: ignore[assignment]
-        track = catalog.track(state.track)
+        track = catalog.track(state.track, state.race_turns)
         return f"{state.track.capitalize()} · game turn {state.turn} of {track.race_turns}"
+
+    async def repost(self, table: Table, loaded: Loaded) -> None:
+        # No board between activations: `/rf90 status` shows the track and dashboards as
+        # they stand (the grid before the start), then the prompt.
+        state: RF90State = loaded.state  # type: ignore[assignment]
+        if state.phase in ("start", "race", "finished"):
+            now = Frame(GRID if state.phase == "start" else state.activation, state, [])
+            channel = await table.channel_of(loaded.record)
+            await channel.send(
+                f"The race as it stands: {self.summary(loaded)}.",
+                files=await draw(self.frame_images(loaded, now)),
+                allowed_mentions=MENTION_NONE,
+            )
+        await table.publish(loaded, [], key_before=None)
 
     def board(self, loaded: Loaded, highlight: int | None) -> list[Image] | None:
         # The race is shown once per section activation and the grid at the qualifying
@@ -453,16 +482,19 @@ class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 r
         track="Barcelona or Silverstone",
         max_players="Most human drivers (1-6, default 6)",
         turn_minutes="Minutes for each decision before the seat policy decides (default 1440)",
-        league="An RF90 league this race counts for",
-        round="That league's round number",
+        league="An RF90 league this race counts for (start typing to pick one)",
+        round="That league's round (start typing: the rounds still to race)",
         idle_days="Days with nobody acting before the race is abandoned (default 7)",
         pictures="Post the track after every section activation (default) or only those "
         "in which a driver decides",
+        turns="Game turns for a shorter race (default: the track's full race, Barcelona 27, "
+        "Silverstone 25)",
     )
     @app_commands.choices(
         track=TRACKS,
         pictures=[app_commands.Choice(name=text, value=key) for key, text in PICTURES.items()],
     )
+    @league_option(game=KIND, open_only=True, rounds_offered="to race", describe=False)
     async def new(
         self,
         interaction: discord.Interaction,
@@ -473,8 +505,15 @@ class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 r
         round: app_commands.Range[int, 1, 99] | None = None,
         idle_days: app_commands.Range[int, 1, 60] = 7,
         pictures: str = "every",
+        turns: app_commands.Range[int, catalog.MIN_RACE_TURNS, 99] | None = None,
     ) -> None:
         assert interaction.guild is not None
+        full = catalog.track(track.value).race_turns
+        if turns is not None and turns > full:
+            raise PaddockError(
+                f"A race at {track.name} lasts at most {full} game turns: "
+                f"choose {catalog.MIN_RACE_TURNS} to {full}, or leave turns out for the full race."
+            )
         found = await league_round_for_game(
             self.store, interaction.guild.id, league, round, KIND, interaction.user.id
         )
@@ -489,6 +528,8 @@ class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 r
             "pictures": pictures if pictures in PICTURES else "every",
             "title": title,
         }
+        if turns is not None and turns < full:
+            settings["race_turns"] = turns
         seed = int.from_bytes(interaction.id.to_bytes(8, "big")[-6:], "big")
         await self.table.open_lobby(
             interaction, self.presenter, settings, seed=seed, league_round=found
