@@ -19,8 +19,14 @@ from tests.rf90_driver import PRESENTER, custom_ids, decide, loaded, prompt_of
 async def test_a_whole_race_decided_in_the_cockpit(tmp_path: Path, track: str) -> None:
     async with InProcessDriver(make_bot(tmp_path / "rf.db"), world(), timeout=20) as d:
         await d.bot.images_warm
-        opened = await d.slash("rf90", "new", track=track, turn_minutes=60, user=ALICE)
+        full = catalog.track(track).race_turns
+        too_long = await d.slash("rf90", "new", track=track, turns=full + 1, user=ALICE)
+        assert too_long[-1].ephemeral and f"at most {full} game turns" in too_long[-1].content
+        assert await d.bot.store.list_games() == []  # refused: nothing opened
+        # A shortened race (Paddock rule): the override the tests use, offered to players too.
+        opened = await d.slash("rf90", "new", track=track, turn_minutes=60, turns=5, user=ALICE)
         assert any("lobby open" in (c.content or "") for c in opened)
+        assert any("5 game turns" in str(e) for c in opened for e in c.embeds)
         (gid,) = [g.id for g in await d.bot.store.list_games()]
         await d.click(f"pd:rf90:{gid}:join", user=BOB)
         await d.click(f"pd:rf90:{gid}:start", user=ALICE)
@@ -60,6 +66,7 @@ async def test_a_whole_race_decided_in_the_cockpit(tmp_path: Path, track: str) -
 
         record = (await loaded(d, gid)).record
         assert record.status == "finished" and record.published_seq == record.seq
+        assert (await loaded(d, gid)).state.turn == 5  # the race ended after its 5 game turns
         public = [m for m in d.backend.messages.values() if not (m.get("flags", 0) & 64)]
         texts = [str(m.get("content")) for m in public]
         assert any(t.startswith("Grid:") for t in texts)
@@ -101,7 +108,7 @@ async def test_a_whole_race_decided_in_the_cockpit(tmp_path: Path, track: str) -
             if any(a["filename"] == f"race{gid}-track.png" for a in m.get("attachments") or [])
         ]
         # ... and one more: the grid, with the qualifying reveal.
-        assert activations > 20 and len(posts) == activations + 1
+        assert activations > 5 and len(posts) == activations + 1
         assert str(posts[0]["content"]).startswith("Grid:")
         assert all(
             [a["filename"] for a in m["attachments"]]
@@ -148,6 +155,32 @@ async def test_log_tells_the_last_actions_in_words(tmp_path: Path) -> None:
         cards = catalog.cards("barcelona")
         hand = next(c for c in now.state.cars if c.seat == 0).hand
         assert hand and not any(cards[c].label in log.last.content for c in hand)
+
+
+async def test_status_reposts_the_track_as_it_stands_then_the_prompt(tmp_path: Path) -> None:
+    """RF90 has no board between activations: `/rf90 status` posts the track and dashboards
+    now (the grid before the start), then the prompt at the bottom with live buttons."""
+    async with InProcessDriver(make_bot(tmp_path / "status.db"), world(), timeout=20) as d:
+        await d.slash("rf90", "new", track="silverstone", turns=3, user=ALICE)
+        (gid,) = [g.id for g in await d.bot.store.list_games()]
+        await d.click(f"pd:rf90:{gid}:start", user=ALICE)
+        thread = (await d.bot.store.load_game(gid)).thread_id
+        for phase in ("start", "race"):
+            while (await loaded(d, gid)).state.phase != phase:
+                await decide(d, gid, PRESENTER.waiting_seats((await loaded(d, gid)).state)[0])
+            mark = d.backend.mark()
+            asked = await d.slash("rf90", "status", user=BOB, channel_id=thread)
+            assert asked[0].ephemeral and asked[0].content == "The race as it stands:"
+            public = [c for c in d.backend.calls[mark:] if c.files and not c.ephemeral]
+            assert [f.filename for f in public[0].files] == [
+                f"race{gid}-track.png",
+                f"race{gid}-dashboards.png",
+            ], phase
+            assert "The race as it stands: Silverstone · game turn" in public[0].body["content"]
+            record = (await loaded(d, gid)).record
+            prompt = d.backend.messages[record.prompt_message_id]
+            assert int(prompt["id"]) > int(public[0].response["id"])  # the prompt below it
+            assert custom_ids(prompt)
 
 
 async def test_pictures_of_driver_activations_only_and_the_replay(tmp_path: Path) -> None:
