@@ -10,7 +10,7 @@ typed; a choice's value is what the command looks up (the league's name, the rou
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 import discord
 from discord import app_commands
@@ -19,6 +19,7 @@ from rules.championship import GAME_KINDS
 from rules.errors import PaddockError
 
 if TYPE_CHECKING:
+    from bot.client import PaddockBot
     from store import League, Round, Store
 
 MAX_CHOICES = 25  # Discord shows at most 25
@@ -32,7 +33,7 @@ Complete = Callable[[discord.Interaction, str], Coroutine[Any, Any, list[Any]]]
 
 
 def _store(interaction: discord.Interaction) -> Store:
-    return interaction.client.store  # type: ignore[attr-defined, no-any-return]
+    return cast("PaddockBot", interaction.client).store
 
 
 def _fit(text: str) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import discord
 
@@ -128,7 +128,7 @@ class PaddockButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ANY
         return forged
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        bot: PaddockBot = interaction.client  # type: ignore[assignment]
+        bot = cast("PaddockBot", interaction.client)
         handler = bot.component_routes.get(self.area) if self.area else None
         try:
             if handler is None:  # forged, or an area this bot no longer serves

@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from bot.league_tables import standings_report
 from renderer.boards import board_renderers
@@ -176,9 +176,11 @@ async def _play_stored_game(
     _write_race_image(out, label, kind, "final", state, renderers)
     if kind == "rf90":
         from renderer.rf90 import render_classification, render_dashboards
+        from rules.rf90 import RF90State
 
-        (out / "races" / f"{label}-dashboards-final.png").write_bytes(render_dashboards(state))
-        (out / "races" / f"{label}-classification.png").write_bytes(render_classification(state))
+        final = cast(RF90State, state)  # an rf90 game's state
+        (out / "races" / f"{label}-dashboards-final.png").write_bytes(render_dashboards(final))
+        (out / "races" / f"{label}-classification.png").write_bytes(render_classification(final))
     return state, actions
 
 

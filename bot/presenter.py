@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import discord
 
@@ -22,16 +22,20 @@ if TYPE_CHECKING:
 
 REMINDER_AT = 0.75  # share of the time limit after which the driver is reminded once
 
+# The game's state type: a presenter and the games it is given agree on it (the table layer,
+# which serves every game, leaves it open).
+S = TypeVar("S", bound=GameState)
+
 
 @dataclass
-class Loaded:
+class Loaded(Generic[S]):
     """One read of a game under its lock: the row, the rules, the state and the seats."""
 
     record: GameRecord
     game: Game[Any]
-    state: GameState
+    state: S
     seats: dict[int, Seat]
-    shown: GameState | None = None  # the state the thread's last board showed, if known
+    shown: S | None = None  # the state the thread's last board showed, if known
 
     @property
     def id(self) -> int:
@@ -49,12 +53,12 @@ class Loaded:
 
 
 @dataclass
-class Frame:
+class Frame(Generic[S]):
     """A moment inside an action worth a picture (an RF90 section activation ended): the
     state then, and the events that led to it since the previous frame."""
 
     label: Any
-    state: GameState
+    state: S
     events: list[Event]
     seats: set[int] = field(default_factory=set)  # the seats that acted in it
 
@@ -77,7 +81,7 @@ class Prompt:
     pings: list[int] = field(default_factory=list)  # the users this prompt means to ping
 
 
-class Presenter:
+class Presenter(Generic[S]):
     """A game's look in Discord. Subclasses set the class variables and override what
     differs; the defaults suit a turn-based race in a thread."""
 
@@ -118,38 +122,38 @@ class Presenter:
         """The rules config made at the start from the lobby's settings and seats."""
         raise NotImplementedError
 
-    def start_lines(self, loaded: Loaded) -> list[str]:
+    def start_lines(self, loaded: Loaded[S]) -> list[str]:
         """What the thread is told when the race starts."""
         return []
 
     # The race --------------------------------------------------------------------------
 
-    def waiting_seats(self, state: GameState) -> list[int]:
+    def waiting_seats(self, state: S) -> list[int]:
         """The seats the game waits for now: one in turn, several for simultaneous picks
         (e.g. qualification), none when it is over."""
         return self.game.to_act(state)
 
-    def acting_seat(self, state: GameState) -> int | None:
+    def acting_seat(self, state: S) -> int | None:
         """The first seat the game waits for (None when nobody's, e.g. the game is over)."""
         waiting = self.waiting_seats(state)
         return waiting[0] if waiting else None
 
-    def act_token(self, loaded: Loaded, seat: int) -> str:
+    def act_token(self, loaded: Loaded[S], seat: int) -> str:
         """What an `act` button carries besides the action's index, checked at the click: by
         default the sequence number (any later action makes the button stale). A game with
         simultaneous picks makes it depend on the seat's own options only."""
         return str(loaded.record.seq)
 
-    def move_key(self, state: GameState) -> Hashable:
+    def move_key(self, state: S) -> Hashable:
         """What identifies the move under way: a change means a move was completed (one
         board per completed move; sub-steps of a move edit its prompt)."""
         return self.acting_seat(state)
 
-    def summary(self, loaded: Loaded) -> str:
+    def summary(self, loaded: Loaded[S]) -> str:
         """One line on where the race is."""
         return f"{self.title} #{loaded.id}"
 
-    def race_timers(self, state: GameState, now: float) -> list[TimerSpec]:
+    def race_timers(self, state: S, now: float) -> list[TimerSpec]:
         """Timers of the game's own armed with the action that makes them due (e.g. a
         stopwatch), besides the table's turn and idle timers."""
         return []
@@ -163,11 +167,11 @@ class Presenter:
         new_state, events = game.apply(state, action)
         return new_state, events, []
 
-    def frame_images(self, loaded: Loaded, frame: Frame) -> list[Image]:
+    def frame_images(self, loaded: Loaded[S], frame: Frame[S]) -> list[Image]:
         """The pictures of one frame (an RF90 section activation)."""
         return []
 
-    def frame_shown(self, loaded: Loaded, frame: Frame) -> bool:
+    def frame_shown(self, loaded: Loaded[S], frame: Frame[S]) -> bool:
         """Whether this frame gets its own message; the lines of one that does not open the
         next message (a race setting may keep the thread to the moments people act in)."""
         return True
@@ -176,16 +180,16 @@ class Presenter:
         # event texts name drivers as they typed their names: shown escaped
         return [shown(e.text) for e in events if e.text]
 
-    def board(self, loaded: Loaded, highlight: int | None) -> Image | list[Image] | None:
+    def board(self, loaded: Loaded[S], highlight: int | None) -> Image | list[Image] | None:
         """The image(s) posted once per completed move (None: text only)."""
         return None
 
-    def prompt(self, loaded: Loaded, seats: list[int], deadline: float | None) -> Prompt:
+    def prompt(self, loaded: Loaded[S], seats: list[int], deadline: float | None) -> Prompt:
         """The public prompt for the seats to act, its buttons offering only legal actions
         (and nothing that depends on a hand)."""
         raise NotImplementedError
 
-    def finish(self, loaded: Loaded) -> tuple[list[str], Image | None]:
+    def finish(self, loaded: Loaded[S]) -> tuple[list[str], Image | None]:
         """The classification lines and image of a finished race."""
         raise NotImplementedError
 
@@ -197,15 +201,15 @@ class Presenter:
         """A game's own button; False when the action is not one of its own."""
         return False
 
-    async def begin(self, table: Table, loaded: Loaded) -> None:
+    async def begin(self, table: Table, loaded: Loaded[S]) -> None:
         """Right after the start was stored: post the start and the first prompt."""
         await table.advance(loaded, [], key_before=None, start=True)
 
-    async def repost(self, table: Table, loaded: Loaded) -> None:
+    async def repost(self, table: Table, loaded: Loaded[S]) -> None:
         """`/<game> status`: the race as it stands, with the prompt at the bottom."""
         await table.publish(loaded, [], key_before=None)
 
-    async def recover(self, table: Table, loaded: Loaded) -> None:
+    async def recover(self, table: Table, loaded: Loaded[S]) -> None:
         """At start-up, for a game whose last action did not reach the thread."""
         await table.advance(loaded, await table.recovered_events(loaded), key_before=None)
 

@@ -19,10 +19,10 @@ import io
 import json
 import struct
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
-from typing import Literal
+from typing import Literal, cast
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -84,20 +84,27 @@ def font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
         weight = BOLD_WEIGHT if bold else REGULAR_WEIGHT
         loaded.set_variation_by_axes(
             [
-                weight if _axis_name(a) == "weight" else a["default"]
+                weight if _axis_name(a) == "weight" else _axis_value(a["default"])
                 for a in loaded.get_variation_axes()
             ]
         )
         return loaded
-    loaded = ImageFont.load_default(size=size)
-    if not isinstance(loaded, ImageFont.FreeTypeFont):  # Pillow built without FreeType
+    bundled = ImageFont.load_default(size=size)
+    if not isinstance(bundled, ImageFont.FreeTypeFont):  # Pillow built without FreeType
         raise RuntimeError("Paddock's renderer needs Pillow with FreeType support")
-    return loaded
+    return bundled
 
 
-def _axis_name(axis: dict) -> str:
+def _axis_name(axis: ImageFont.Axis) -> str:
     name = axis["name"]
     return (name.decode("ascii", "replace") if isinstance(name, bytes) else name).strip().lower()
+
+
+def _axis_value(value: int | None) -> int:
+    """A variation axis's minimum, default or maximum: FreeType reports all three for every
+    axis of a variable font (Pillow types them as optional)."""
+    assert value is not None
+    return value
 
 
 _NOTDEF_PROBE = "\U0010fffd"  # a private-use code point no font covers
@@ -198,7 +205,7 @@ def _cmap_ranges(cmap: bytes) -> list[tuple[int, int]]:
     """Code point ranges (first, last) that an OpenType cmap table maps to a glyph: its
     Unicode full-repertoire subtable (format 12) if there is one, else the BMP one (format 4)."""
     (n_sub,) = struct.unpack_from(">H", cmap, 2)
-    subtables = {}
+    subtables: dict[tuple[int, int, int], int] = {}
     for i in range(n_sub):
         platform, encoding, at = struct.unpack_from(">HHI", cmap, 4 + 8 * i)
         (fmt,) = struct.unpack_from(">H", cmap, at)
@@ -312,9 +319,9 @@ def _fallback_instance(face: int, size: int, bold: bool) -> ImageFont.FreeTypeFo
     weight = BOLD_WEIGHT if bold else REGULAR_WEIGHT
     loaded.set_variation_by_axes(
         [
-            max(a["minimum"], min(a["maximum"], weight))
+            max(_axis_value(a["minimum"]), min(_axis_value(a["maximum"]), weight))
             if _axis_name(a) == "weight"
-            else a["default"]
+            else _axis_value(a["default"])
             for a in axes
         ]
     )
@@ -376,8 +383,9 @@ def text_runs(text: str) -> list[tuple[int, str]]:
         ):
             face = 0
         else:
-            face = current if current > 0 and face_covers(current, char) else None
-            if face is None:
+            if current > 0 and face_covers(current, char):
+                face = current
+            else:
                 face = _fallback_face(char) or 0
         after_zwj = char == _ZWJ
         if face != current:
@@ -408,6 +416,7 @@ def _cut_points(text: str) -> list[int]:
     ]
 
 
+_transliterate: Callable[[str], str] | None
 try:  # a readable stand-in for what no font has (pure Python, ISC)
     from anyascii import anyascii as _transliterate
 except ImportError:  # pragma: no cover - the package is a dependency
@@ -493,13 +502,19 @@ def _text_mask(text: str, size: int, bold: bool, anchor: str) -> tuple[Image.Ima
             return _mixed_mask(runs, size, bold, anchor)
     smear = bold_smear(size, bold)
     face = font(size, bold)
-    left, top, right, bottom = face.getbbox(text, anchor=anchor)
+    left, top, right, bottom = _bbox(face, text, anchor)
     mask = Image.new("L", (max(1, right - left + smear), max(1, bottom - top)), 0)
     draw = ImageDraw.Draw(mask)
     for dx in range(smear + 1):
         draw.text((dx - left, -top), text, fill=255, font=face, anchor=anchor)
     shift = {"l": 0, "m": smear // 2, "r": smear}.get(anchor[0], 0)
     return mask, left - shift, top
+
+
+def _bbox(face: ImageFont.FreeTypeFont, text: str, anchor: str) -> tuple[int, int, int, int]:
+    """`face.getbbox`: whole pixels for a FreeType font (Pillow types them as floats)."""
+    left, top, right, bottom = face.getbbox(text, anchor=anchor)
+    return int(left), int(top), int(right), int(bottom)
 
 
 def _mixed_mask(
@@ -514,7 +529,7 @@ def _mixed_mask(
         f = chain_font(face, size, bold)
         smear = face_smear(face, size, bold)
         x = round(pen)
-        placed.append((f, run, x, smear, f.getbbox(run, anchor="ls")))
+        placed.append((f, run, x, smear, _bbox(f, run, "ls")))
         pen += f.getlength(run) + smear
     left = min(x + box[0] for _f, _r, x, _s, box in placed)
     top = min(box[1] for *_rest, box in placed)
@@ -526,7 +541,7 @@ def _mixed_mask(
         for dx in range(smear + 1):
             draw.text((x + dx - left, -top), run, fill=255, font=f, anchor="ls")
     base = font(size, bold)
-    anchor_y = base.getbbox("H", anchor="ls")[1] - base.getbbox("H", anchor="l" + anchor[1])[1]
+    anchor_y = _bbox(base, "H", "ls")[1] - _bbox(base, "H", "l" + anchor[1])[1]
     anchor_x = {"l": 0.0, "m": pen / 2, "r": pen}.get(anchor[0], 0.0)
     return mask, left - round(anchor_x), top - anchor_y
 
@@ -887,7 +902,8 @@ def palette_reference(
     base = sample.quantize(colors=colors, method=Image.Quantize.FASTOCTREE,
                            dither=Image.Dither.NONE)  # fmt: skip
     flat = base.getpalette() or []
-    used = sorted(i for _, i in base.getcolors(256) or [])
+    # a "P" image's colours are palette indices
+    used = sorted(i for _, i in cast(list[tuple[int, int]], base.getcolors(256) or []))
     colours: list[RGB] = [(flat[3 * i], flat[3 * i + 1], flat[3 * i + 2]) for i in used]
     extra = list(extra)
     for c in PALETTE.values():
@@ -896,9 +912,9 @@ def palette_reference(
         extra.append(((r + 255) // 2, (g + 255) // 2, (b + 255) // 2))
         if dark_rings:
             extra.append(((r + 17) // 2, (g + 17) // 2, (b + 17) // 2))
-    for c in extra:
-        if c not in colours and len(colours) < 256:
-            colours.append(c)
+    for rgb in extra:
+        if rgb not in colours and len(colours) < 256:
+            colours.append(rgb)
     ref = Image.new("P", (1, 1))
     ref.putpalette([v for c in colours for v in c] + [0, 0, 0] * (256 - len(colours)))
     return ref

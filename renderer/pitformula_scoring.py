@@ -149,7 +149,7 @@ def _card(
     draw_text(d, (left + 8, top + 18), SLOT_LABEL[slot], SC_MIN_FONT, MUTED, bold=True, anchor="lm")
     if mark is not None:
         paste(img, mark_sprite(mark, 26), (right - 20, top + 20))
-    if revealed:
+    if revealed and view is not None:
         a, b = view["numbers"]
         mid = (left + right) / 2
         draw_text(d, (mid, top + 52), f"{a} | {b}", SC_MIN_FONT, INK, bold=True, anchor="mm")

@@ -232,7 +232,8 @@ def standings_rows(state: PitFormulaState, names: dict[int, str] | None) -> list
     """(place, car index or None for the Rival, who, points, trophies), best first."""
     from rules.pitformula import GAME
 
-    rows, seen = [], set()
+    rows: list[tuple[int, int | None, str, int, int]] = []
+    seen: set[int] = set()
     for p in GAME.classification(state):
         car = car_of_seat(state, p.seat)
         if car in seen:

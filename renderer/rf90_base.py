@@ -433,7 +433,7 @@ def car_label(state: RF90State, car: Car) -> str:
 def _marker(
     draw: ImageDraw.ImageDraw, state: RF90State, car: Car, xy: PxPoint, size: int
 ) -> tuple[int, int, int, int]:
-    shape = "rounded" if car.is_robot else "circle"
+    shape: MarkerShape = "rounded" if car.is_robot else "circle"
     return car_marker(draw, xy, car_colour_name(car), car_label(state, car), size, shape=shape)
 
 

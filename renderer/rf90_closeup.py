@@ -134,10 +134,10 @@ def _draw_shapes(draw: ImageDraw.ImageDraw, lay: CloseupLayout) -> None:
         if k == 1:
             a = ((stub[0][0] + stub[3][0]) / 2, (stub[0][1] + stub[3][1]) / 2)
             b = ((stub[1][0] + stub[2][0]) / 2, (stub[1][1] + stub[2][1]) / 2)
-            t = _unit(b[0] - a[0], b[1] - a[1])
-            tip = (a[0] + t[0] * (STUB - 6), a[1] + t[1] * (STUB - 6))
-            base = (a[0] + t[0] * 10, a[1] + t[1] * 10)
-            w = (-t[1] * 16, t[0] * 16)
+            u = _unit(b[0] - a[0], b[1] - a[1])
+            tip = (a[0] + u[0] * (STUB - 6), a[1] + u[1] * (STUB - 6))
+            base = (a[0] + u[0] * 10, a[1] + u[1] * 10)
+            w = (-u[1] * 16, u[0] * 16)
             draw.polygon([_s(tip), _s(_moved(base, *w)), _s(_moved(base, -w[0], -w[1]))],
                          fill=(236, 238, 240))  # fmt: skip
     for band in lay.bands.values():
@@ -356,8 +356,8 @@ def _draw_dynamic(draw: ImageDraw.ImageDraw, state: RF90State, lay: CloseupLayou
             n = max(1, round(math.dist(a, b) / 12))
             for j in range(n):
                 p = (a[0] + (b[0] - a[0]) * j / n, a[1] + (b[1] - a[1]) * j / n)
-                r = (a[0] + (b[0] - a[0]) * (j + 1) / n, a[1] + (b[1] - a[1]) * (j + 1) / n)
-                draw.line((p, r), fill=FLAG_RGB if j % 2 == 0 else INK, width=6)
+                end = (a[0] + (b[0] - a[0]) * (j + 1) / n, a[1] + (b[1] - a[1]) * (j + 1) / n)
+                draw.line((p, end), fill=FLAG_RGB if j % 2 == 0 else INK, width=6)
     for car in state.cars:  # trajectory lines under the markers
         spot = spots[car.id]
         if spot is not None and car.trajectory and not spot[1]:

@@ -317,7 +317,9 @@ def _chip_variants(text: str, extra: float = 0) -> list[tuple[str, tuple[float, 
     " · " (a " · " at the end of a line is dropped) where the widest line is the shortest;
     `extra` is room for a symbol."""
     parts = re.findall(r".+?(?:: |, | · |$)", text)
-    out = [(text, (text_width(text, TEXT_PX, True) + 16 + extra, LINE_H - 2))]
+    out: list[tuple[str, tuple[float, float]]] = [
+        (text, (text_width(text, TEXT_PX, True) + 16 + extra, LINE_H - 2))
+    ]
     for n in (2, 3):
         best: tuple[float, list[str]] | None = None
         for cuts in itertools.combinations(range(1, len(parts)), n - 1):
@@ -385,7 +387,7 @@ def _try(
     for k, i in enumerate(secs):  # and room for the labels, outside and inside
         sec = tr.sections[i]
         mid, n, _ = _frame(rib.quads[k])
-        out = LINE_H + 2 * LABEL_GAP
+        out: float = LINE_H + 2 * LABEL_GAP
         if sec.corner is not None:
             out = _corner_text(sec)[1][1] + 2 * LABEL_GAP
             if i in bands:

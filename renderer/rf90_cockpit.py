@@ -120,7 +120,7 @@ def hand_cards(state: RF90State, seat: int) -> list[HandCard]:
 
 
 def _symbols(card: catalog.Card) -> list[str]:
-    bits = [card.colour] if card.deck == "track" else []  # its band says "Track"
+    bits: list[str] = [card.colour] if card.deck == "track" else []  # its band says "Track"
     if card.tyres:
         bits.append(f"{card.tyres} tyre{'s' if card.tyres != 1 else ''}")
     if card.damage:
@@ -216,7 +216,9 @@ def _rows(state: RF90State, car: Car) -> list[tuple[str, str, list[str]]]:
     """The car's rows below the hand: (label, value, lines of explanation)."""
     tr = _track(state)
     tyre = (car.tyre or "-").capitalize()
-    rows = [("Tyres", f"{tyre} · {car.chips} chip{'s' if car.chips != 1 else ''}", [])]
+    rows: list[tuple[str, str, list[str]]] = [
+        ("Tyres", f"{tyre} · {car.chips} chip{'s' if car.chips != 1 else ''}", [])
+    ]
     rows.append(("Blue discs", f"{car.blue} (+1 MP each, one a game turn)" if car.blue else "none",
                  []))  # fmt: skip
     cap = damage_capacity(car)
@@ -340,7 +342,8 @@ def _compose(state: RF90State, seat: int) -> tuple[Image.Image, TextLog]:
             log.text(draw, (x + tw + 8, cy), value.split(" · ")[1], TEXT_PX, FG, bold=True,
                      anchor="lm")  # fmt: skip
         elif label == "Damage":
-            fills: list[RGB | None] = [BRAKE_RED] * car.damage_red + [BROWN] * car.damage_brown
+            fills: list[RGB | None] = [BRAKE_RED] * car.damage_red
+            fills += [BROWN] * car.damage_brown
             fills += [None] * max(0, damage_capacity(car) - car.damage)
             nx = draw_discs(draw, x, cy, fills)
             text = f"{value}: {car.damage_red} red, {car.damage_brown} brown"
@@ -368,7 +371,7 @@ def _reference() -> Image.Image:
     with each tag, the texts on both backgrounds, tyres, weather, discs) plus every car
     colour: an image is then only mapped to it, and the same state always gives the same
     bytes."""
-    faces = {}
+    faces: dict[tuple[str, str, int, tuple[str, ...]], tuple[str, int]] = {}
     for track in catalog.TRACKS:
         for cid, c in catalog.cards(track).items():
             faces.setdefault((c.deck, c.colour, c.mp, tuple(_symbols(c))), (track, cid))

@@ -16,7 +16,14 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from PIL import Image, ImageDraw
 
-from renderer.common import HEADER_BG, HEADER_FG, car_marker, draw_text, text_width
+from renderer.common import (
+    HEADER_BG,
+    HEADER_FG,
+    MarkerShape,
+    car_marker,
+    draw_text,
+    text_width,
+)
 from renderer.rf90_base import BAND_H, HEIGHT, W, car_colour_name, car_label
 from renderer.rf90_track import track_image
 from rules.rf90 import GAME, catalog
@@ -106,7 +113,7 @@ def _draw_band(img: Image.Image, state: RF90State, index: int, count: int) -> No
     x = pad
     if car is not None:
         size = round(sub_px * 1.3)
-        shape = "rounded" if car.is_robot else "circle"
+        shape: MarkerShape = "rounded" if car.is_robot else "circle"
         car_marker(draw, (x + size // 2, round(row2)), car_colour_name(car),
                    car_label(state, car), size, shape=shape)  # fmt: skip
         x += size + pad // 2

@@ -23,6 +23,7 @@ from renderer.common import (
     OUTLINE_DARK,
     RGB,
     TITLE_BG,
+    MarkerShape,
     car_marker,
     draw_text,
     palette_reference,
@@ -223,7 +224,7 @@ def _panel(p: _Painter, state: RF90State, row: DashRow, x: int, y: int) -> None:
     room = mid - left - 20  # what the first column may take
     ys = [y + HEAD_H + ROW_H * k + ROW_H / 2 + 2 for k in range(ROWS)]
     # tyres and chips | blue discs
-    tx = left
+    tx: float = left
     if row.tyre:
         tyre = row.tyre.capitalize()
         tw = text_width(tyre, TEXT_PX, True) + 20
@@ -243,7 +244,8 @@ def _panel(p: _Painter, state: RF90State, row: DashRow, x: int, y: int) -> None:
         p.text(bx, ys[0], "none", bold=True)
     # damage discs | fuel
     dx = p.text(left, ys[1], "Damage", DARK_MUTED) + 12
-    fills: list[RGB | None] = [BRAKE_RED] * row.damage_red + [BROWN_DISC] * row.damage_brown
+    fills: list[RGB | None] = [BRAKE_RED] * row.damage_red
+    fills += [BROWN_DISC] * row.damage_brown
     fills += [None] * max(0, row.damage_capacity - len(fills))
     dx = draw_discs(draw, dx, ys[1], fills)
     p.text(dx + 2, ys[1], f"{row.damage_red + row.damage_brown}/{row.damage_capacity}",
@@ -276,7 +278,7 @@ def _compact_row(p: _Painter, state: RF90State, row: DashRow, x: int, y: int) ->
     cy = y + COMPACT_H / 2
     p.log.car(draw, state, state.cars[row.car], (x + 12 + MARKER_D // 2, round(cy)), MARKER_D)
     out = row.status != "running"
-    end = right - 14
+    end: float = right - 14
     if row.place and not out:
         end -= text_width(f"P{row.place}", NAME_PX, True) + 20
         p.text(right - 14, cy, f"P{row.place}", bold=True, size=NAME_PX, anchor="rm")
@@ -313,7 +315,7 @@ def _title(p: _Painter, state: RF90State, width: int) -> None:
     p.text(width - PAD, y2, place, DARK_MUTED, anchor="rm")
     x = PAD
     if car is not None:  # the car's colour, with no number: its name follows
-        shape = "rounded" if car.is_robot else "circle"
+        shape: MarkerShape = "rounded" if car.is_robot else "circle"
         car_marker(draw, (x + 15, y2), car_colour_name(car), "", 30, shape=shape)
         x += 42
     if status:

@@ -21,6 +21,7 @@ from renderer.common import (
     RGB,
     TITLE_BG,
     TITLE_FG,
+    MarkerShape,
     car_colour,
     car_marker,
     draw_text,
@@ -382,7 +383,7 @@ def _draw_band(draw: ImageDraw.ImageDraw, state: RF90State, active_section: int 
     draw_text(draw, ((b.chip[0] + b.chip[2]) / 2, (b.chip[1] + b.chip[3]) / 2), b.weather,
               BAND_PX, fg, bold=True, anchor="mm")  # fmt: skip
     if b.car is not None:  # the car's colour, with no number: its name follows
-        shape = "rounded" if b.car.is_robot else "circle"
+        shape: MarkerShape = "rounded" if b.car.is_robot else "circle"
         car_marker(draw, b.disc, car_colour_name(b.car), "", BAND_DISC, shape=shape)
     if b.sub:
         draw_text(draw, b.sub_xy, b.sub, BAND_PX, HEADER_FG, anchor="lm")
@@ -452,8 +453,10 @@ def _dirty(state: RF90State, active_section: int | None) -> list[tuple[int, int,
             out.append(_box(min(xy[0], t[0]) - 6, min(xy[1], t[1]) - 6, max(xy[0], t[0]) + 6,
                             max(xy[1], t[1]) + 6))  # fmt: skip
     if state.phase in ("race", "finished") and 1 <= state.turn <= tr.race_turns:
-        x0 = STRIP_LEFT + (state.turn - 1) * _cell_w(tr)
-        out.append(_box(x0 - 2, TURN_ROW_Y - 2, x0 + _cell_w(tr) + 2, TURN_ROW_Y + TURN_ROW_H + 2))
+        cell_x = STRIP_LEFT + (state.turn - 1) * _cell_w(tr)
+        out.append(
+            _box(cell_x - 2, TURN_ROW_Y - 2, cell_x + _cell_w(tr) + 2, TURN_ROW_Y + TURN_ROW_H + 2)
+        )
     for _, _, xy, size in _chits(state):
         r = size / 2 + 12
         out.append(_box(xy[0] - r, xy[1] - r, xy[0] + r, xy[1] + r))
@@ -463,8 +466,8 @@ def _dirty(state: RF90State, active_section: int | None) -> list[tuple[int, int,
     out.append(_box(f.weather_head[0] - half, f.weather_head[1] - NAME_PX,
                     f.weather_head[0] + half, f.weather_head[1] + NAME_PX))  # fmt: skip
     spaces = catalog.tables().weather.spaces
-    x0, y0, x1, y1 = _weather_cell_box(tr.id, min(max(state.weather, 0), len(spaces) - 1))
-    out.append(_box(x0 - 6, y0 - 6, x1 + 6, y1 + 28))
+    wx0, wy0, wx1, wy1 = _weather_cell_box(tr.id, min(max(state.weather, 0), len(spaces) - 1))
+    out.append(_box(wx0 - 6, wy0 - 6, wx1 + 6, wy1 + 28))
     for e in _car_list(state):
         h = LIST_MARKER / 2 + 2
         out.append(_box(e.marker[0] - h, e.marker[1] - h, e.marker[0] + h, e.marker[1] + h))

@@ -333,10 +333,10 @@ def _static_layout(track_name: str, race_turns: int) -> _StaticLayout:
     for k, (a, b) in enumerate(_stage_spans(tr)):
         labels.append(Label("strip", f"Stage {k + 1}", (a, STAGE_Y, b - 2, STAGE_Y + STAGE_H),
                             STRIP_PX))  # fmt: skip
-    for t in range(1, tr.race_turns + 1):
-        x0 = STRIP_LEFT + (t - 1) * cw
-        labels.append(Label("turn", str(t), (x0, TURN_ROW_Y, x0 + cw - 2,
-                                             TURN_ROW_Y + TURN_ROW_H), STRIP_PX))  # fmt: skip
+    for turn in range(1, tr.race_turns + 1):
+        x0 = STRIP_LEFT + (turn - 1) * cw
+        labels.append(Label("turn", str(turn), (x0, TURN_ROW_Y, x0 + cw - 2,
+                                                TURN_ROW_Y + TURN_ROW_H), STRIP_PX))  # fmt: skip
     for i, (_, text) in enumerate(LEGEND_ROWS):
         x, y = _legend_xy(i)
         labels.append(Label("legend", text, _text_box((x + 52, y), text, TEXT_PX), TEXT_PX))

@@ -229,7 +229,7 @@ def render_standings(title: str, subtitle: str, rows: list[StandingsLine]) -> by
         bold=True,
         max_width=layout.width - 2 * MARGIN,
     )
-    y = TITLE_TOP + TITLE_SIZE + 14
+    y: float = TITLE_TOP + TITLE_SIZE + 14
     for line in layout.subtitle_lines:
         draw_text(draw, (MARGIN, y), line, SUBTITLE_SIZE, TITLE_FG)
         y += SUBTITLE_LINE

@@ -218,7 +218,7 @@ def _key_item(draw: ImageDraw.ImageDraw, x: float, y: float, kind: str, text: st
 
 def _draw_key(draw: ImageDraw.ImageDraw, top: int) -> None:
     y = top + KEY_LINE / 2
-    x = TABLE_MARGIN + 4
+    x: float = TABLE_MARGIN + 4
     _key_item(draw, x, y, "band", "Red band: each lane's safety speed (mph), inside first")
     y += KEY_LINE
     x = _key_item(draw, x, y, "spin", "spin-off point")

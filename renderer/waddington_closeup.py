@@ -201,6 +201,7 @@ def _place_tag(
     mine = _box(xy, half, half)
     best: tuple[float, tuple[float, float], tuple] | None = None
     for dx, dy in ((1, 0), (-1, 0), (1, -1), (1, 1), (-1, -1), (-1, 1), (0, -1), (0, 1)):
+        at: tuple[float, float]
         if dy == 0:  # touching the disc, so that it reads as the letter's
             at = (xy[0] + dx * (half + w - 4), xy[1])
         elif dx == 0:
@@ -296,12 +297,12 @@ def render_closeup(
             text = str(safety)
             best = None
             for k in (-0.45, 0.45, -0.75, 0.75):  # along its lane, clear of what matters
-                xy = lay.frame.px(offset(row.squares[lane], fwd, k))
-                box = _chip_box(xy, text)
+                spot = lay.frame.px(offset(row.squares[lane], fwd, k))
+                box = _chip_box(spot, text)
                 cost = 100 * sum(_overlap(box, o) for o in taken)
                 cost += 10 * sum(_overlap(box, o) for o in numbers)
                 if best is None or cost < best[0]:
-                    best = (cost, xy)
+                    best = (cost, spot)
             assert best is not None
             if not visible(best[1]) or (best[0] and (band.row, lane) in ends):
                 continue  # that square's letter (and its tag) say what matters there

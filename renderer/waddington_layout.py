@@ -255,9 +255,9 @@ def draw_shapes(draw: ImageDraw.ImageDraw, name: str, f: Frame) -> None:
             for row, lane in o.squares:
                 sq = rows[row].squares[lane]
                 for k in (-0.2, 0.15):
-                    a = f.px(offset(offset(sq, g.forward[row], -0.3), g.across[row], k))
-                    b = f.px(offset(offset(sq, g.forward[row], 0.3), g.across[row], k))
-                    draw.line([a, b], fill=WATER_LIGHT, width=max(1, round(s * 0.06)))
+                    start = f.px(offset(offset(sq, g.forward[row], -0.3), g.across[row], k))
+                    end = f.px(offset(offset(sq, g.forward[row], 0.3), g.across[row], k))
+                    draw.line([start, end], fill=WATER_LIGHT, width=max(1, round(s * 0.06)))
 
     # spin-off points: an orange ring on the verge of each corner's spin-off row
     for corner in c.corners:

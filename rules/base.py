@@ -135,8 +135,10 @@ class Game(ABC, Generic[S]):
 
 _REGISTRY: dict[str, Game[Any]] = {}
 
+G = TypeVar("G", bound=Game[Any])
 
-def register(game: Game[Any]) -> Game[Any]:
+
+def register(game: G) -> G:
     if game.name in _REGISTRY:
         raise ValueError(f"game {game.name!r} is already registered")
     _REGISTRY[game.name] = game

@@ -85,6 +85,7 @@ class LeagueStore(SqliteConnection):
                 ),
             )
             league_id = cur.lastrowid
+            assert league_id is not None
             if prev is not None:
                 await db.execute(
                     "INSERT INTO league_members (league_id, user_id, display_name, colour,"
@@ -411,9 +412,9 @@ class LeagueStore(SqliteConnection):
         if game["results_recorded"] or game["league_id"] is None or game["round_id"] is None:
             return False
         league = await self.league_by_id(game["league_id"])
-        rnd = self._round(
-            await self._one("SELECT * FROM league_rounds WHERE id = ?", (game["round_id"],))
-        )
+        round_row = await self._one("SELECT * FROM league_rounds WHERE id = ?", (game["round_id"],))
+        assert round_row is not None  # games.round_id references league_rounds
+        rnd = self._round(round_row)
         member_of = {m.user_id: m.id for m in await self.members(league.id)}
         rows = [(member_of[u], p, s) for u, p, s in placings if u in member_of]
         if not league.robots_take_places:

@@ -60,7 +60,7 @@ async def _versions(store: SqliteStore | PostgresStore) -> list[int]:
 
 
 async def _rows(cur: aiosqlite.Cursor, counted: list[int]) -> AsyncIterator[tuple[Any, ...]]:
-    while batch := await cur.fetchmany(_BATCH):
+    while batch := list(await cur.fetchmany(_BATCH)):
         counted[0] += len(batch)
         for row in batch:
             yield tuple(row)

@@ -467,6 +467,7 @@ class PostgresLeagueStore(PostgresConnection):
         await self._lock_league(db, game["league_id"])
         league = await self.league_by_id(game["league_id"], db=db)
         row = await self._one("SELECT * FROM league_rounds WHERE id = $1", game["round_id"], db=db)
+        assert row is not None  # games.round_id references league_rounds
         rnd = _round(row)
         member_of = {m.user_id: m.id for m in await self.members(league.id, db=db)}
         rows = [(member_of[u], p, s) for u, p, s in placings if u in member_of]

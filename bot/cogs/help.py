@@ -72,7 +72,7 @@ class HelpCog(commands.Cog):
         ]
 
     def top_level(self) -> list[app_commands.Command | app_commands.Group]:
-        return self.bot.tree.get_commands(type=discord.AppCommandType.chat_input)  # type: ignore[return-value]
+        return self.bot.tree.get_commands(type=discord.AppCommandType.chat_input)
 
     def shared(self) -> list[app_commands.Command | app_commands.Group]:
         """The subcommands every game has (the table commands), in the first game's order."""

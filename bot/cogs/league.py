@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 import re
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import discord
 from discord import app_commands
@@ -43,7 +43,7 @@ STATUS_CHOICES = [app_commands.Choice(name=s, value=s) for s in STATUSES]
 
 
 def _bot(interaction: discord.Interaction) -> PaddockBot:
-    return interaction.client  # type: ignore[return-value]
+    return cast("PaddockBot", interaction.client)
 
 
 async def is_league_admin(interaction: discord.Interaction) -> bool:

@@ -57,7 +57,7 @@ log = logging.getLogger("paddock.pit")
 
 KIND = "pitformula"
 AREA = "pit"
-MODES = {
+MODES: dict[str, dict[str, Any]] = {
     "standard": {},
     "basic": {"basic": True},
     "points": {"points_target": 40},
@@ -98,7 +98,7 @@ def _repairs_text(required: dict[str, int]) -> str:
     return ", ".join(parts) or "nothing"
 
 
-class PitPresenter(Presenter):
+class PitPresenter(Presenter[PitFormulaState]):
     kind = KIND
     area = AREA
     title = "Pit Formula"
@@ -138,7 +138,7 @@ class PitPresenter(Presenter):
         due = now + state.race.deadline_ms / 1000
         return [TimerSpec(event="pit_time_up", due_at=due, payload={"race": state.race.number})]
 
-    def summary(self, loaded: Loaded) -> str:
+    def summary(self, loaded: Loaded[PitFormulaState]) -> str:
         return "**Go!**\n" + self.cog.race_text(loaded.state, _names(loaded))
 
     async def on_button(
@@ -158,11 +158,11 @@ class PitPresenter(Presenter):
             return False
         return True
 
-    async def begin(self, table: Any, loaded: Loaded) -> None:
+    async def begin(self, table: Any, loaded: Loaded[PitFormulaState]) -> None:
         # The start runs under the game's lock; the countdown and Go! take it themselves.
         self.cog.background(self.cog.next_race(loaded.id), f"pit-first-race-{loaded.id}")
 
-    async def repost(self, table: Any, loaded: Loaded) -> None:
+    async def repost(self, table: Any, loaded: Loaded[PitFormulaState]) -> None:
         if loaded.state.phase == "repair":
             await self.cog.post_race_message(loaded, "**Go!**\n")
         else:
@@ -172,8 +172,8 @@ class PitPresenter(Presenter):
                 f"{len(loaded.state.results)} of {loaded.state.settings.races} raced)."
             )
 
-    async def recover(self, table: Any, loaded: Loaded) -> None:
-        state: PitFormulaState = loaded.state  # type: ignore[assignment]
+    async def recover(self, table: Any, loaded: Loaded[PitFormulaState]) -> None:
+        state = loaded.state
         cog = self.cog
         if state.phase == "ready":  # between races: the countdown was lost with the process
             cog.background(cog.next_race(loaded.id), f"pit-recover-{loaded.id}")
@@ -190,7 +190,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
     clock_interval: float = 5.0  # how often the solo stopwatch message is edited
 
     def __init__(self, bot: PaddockBot) -> None:
-        self.presenter = PitPresenter(self)  # type: ignore[misc]
+        self.presenter = PitPresenter(self)
         self._go_at: dict[int, float] = {}  # game id -> monotonic time of this race's "Go!"
         self._dirty: set[int] = set()
         self._editors: dict[int, asyncio.Task[None]] = {}
@@ -352,7 +352,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             )
             self._clocks[game_id] = (clock, due, task)
 
-    async def post_race_message(self, loaded: Loaded, heading: str) -> None:
+    async def post_race_message(self, loaded: Loaded[PitFormulaState], heading: str) -> None:
         channel = await self.table.channel_of(loaded.record)
         state = loaded.state
         message = await channel.send(
@@ -578,7 +578,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             except discord.HTTPException:
                 log.warning("could not edit the race message of game %s", game_id, exc_info=True)
 
-    async def close_race(self, loaded: Loaded) -> None:
+    async def close_race(self, loaded: Loaded[PitFormulaState]) -> None:
         """The race just scored: its message says so and loses its buttons, the stopwatch
         stops (no "flags: 1 of 1 left" or a running clock once the race is over)."""
         game_id = loaded.id
@@ -587,7 +587,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         if editor is not None and not editor.done():
             editor.cancel()  # a pending edit would put the race's last live text back
             await asyncio.gather(editor, return_exceptions=True)
-        state: PitFormulaState = loaded.state  # type: ignore[assignment]
+        state = loaded.state
         result = state.results[-1]
         clock = self._clocks.pop(game_id, None)
         if clock is not None:
@@ -611,11 +611,11 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         except discord.HTTPException:
             log.warning("could not close the race message of game %s", game_id, exc_info=True)
 
-    async def after_race(self, loaded: Loaded, before: PitFormulaState) -> None:
+    async def after_race(self, loaded: Loaded[PitFormulaState], before: PitFormulaState) -> None:
         channel = await self.table.channel_of(loaded.record)
         names = _names(loaded)
         await self.close_race(loaded)
-        state: PitFormulaState = loaded.state  # type: ignore[assignment]
+        state = loaded.state
         result = state.results[-1]
         scores = competitor_scores(state)
         lines = [f"🏁 Race {result.number} scored."]
@@ -644,8 +644,8 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             await self.store.update_game(loaded.id, published_seq=loaded.record.seq)
             await self.next_race(loaded.id)
 
-    async def final(self, loaded: Loaded, channel: Any) -> None:
-        state: PitFormulaState = loaded.state  # type: ignore[assignment]
+    async def final(self, loaded: Loaded[PitFormulaState], channel: Any) -> None:
+        state = loaded.state
         names = _names(loaded)
         lines = ["🏆 **Final standings** (points, then trophy tokens, then shared):"]
         for p in loaded.game.classification(state):
@@ -688,7 +688,7 @@ def _table_image(state: PitFormulaState) -> Image:
     return Image("table.png", lambda: render_table(state))
 
 
-def _names(loaded: Loaded) -> dict[int, str]:
+def _names(loaded: Loaded[PitFormulaState]) -> dict[int, str]:
     return {seat: s.name for seat, s in loaded.seats.items()}
 
 

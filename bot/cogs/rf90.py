@@ -122,7 +122,11 @@ def facets(state: RF90State) -> list[Facet]:
     return [
         Facet(
             "Skill",
-            lambda a: skills.get(a.skill, "no skill") if isinstance(a, ChooseSetup) else None,
+            lambda a: (
+                (skills.get(a.skill, "no skill") if a.skill is not None else "no skill")
+                if isinstance(a, ChooseSetup)
+                else None
+            ),
         ),
         Facet(
             "Set-up",
@@ -217,7 +221,7 @@ PICTURES = {  # the race's setting: which section activations get a message with
 }
 
 
-class RF90Presenter(Presenter):
+class RF90Presenter(Presenter[RF90State]):
     kind = KIND
     area = AREA
     title = "Race! Formula 90"
@@ -282,7 +286,7 @@ class RF90Presenter(Presenter):
             return ("turn", state.turn, state.pending.car)
         return (state.phase, state.turn)
 
-    def act_token(self, loaded: Loaded, seat: int) -> str:
+    def act_token(self, loaded: Loaded[RF90State], seat: int) -> str:
         # The seat's own options at this decision point: another driver's pick in a
         # simultaneous phase does not make this driver's cockpit stale.
         options = [a.model_dump_json() for a in loaded.game.legal_actions(loaded.state, seat)]
@@ -297,32 +301,32 @@ class RF90Presenter(Presenter):
             frames = [(GRID, new, len(events)), *frames]
         return new, events, frames
 
-    def frame_images(self, loaded: Loaded, frame: Frame) -> list[Image]:
+    def frame_images(self, loaded: Loaded[RF90State], frame: Frame[RF90State]) -> list[Image]:
         state = frame.state
         section = None if frame.label == GRID else frame.label
         return [
             Image(
                 f"race{loaded.id}-track.png",
-                lambda: render_track(state, active_section=section),  # type: ignore[arg-type]
+                lambda: render_track(state, active_section=section),
             ),
-            Image(f"race{loaded.id}-dashboards.png", lambda: render_dashboards(state)),  # type: ignore[arg-type]
+            Image(f"race{loaded.id}-dashboards.png", lambda: render_dashboards(state)),
         ]
 
-    def frame_shown(self, loaded: Loaded, frame: Frame) -> bool:
+    def frame_shown(self, loaded: Loaded[RF90State], frame: Frame[RF90State]) -> bool:
         # "drivers": only the activations in which a driver (not a robot) took a decision
         if frame.label == GRID or loaded.record.settings.get("pictures", "every") == "every":
             return True
         return any(s in loaded.seats and not loaded.seats[s].robot for s in frame.seats)
 
-    def summary(self, loaded: Loaded) -> str:
-        state: RF90State = loaded.state  # type: ignore[assignment]
+    def summary(self, loaded: Loaded[RF90State]) -> str:
+        state = loaded.state
         track = catalog.track(state.track, state.race_turns)
         return f"{state.track.capitalize()} · game turn {state.turn} of {track.race_turns}"
 
-    async def repost(self, table: Table, loaded: Loaded) -> None:
+    async def repost(self, table: Table, loaded: Loaded[RF90State]) -> None:
         # No board between activations: `/rf90 status` shows the track and dashboards as
         # they stand (the grid before the start), then the prompt.
-        state: RF90State = loaded.state  # type: ignore[assignment]
+        state = loaded.state
         if state.phase in ("start", "race", "finished"):
             now = Frame(GRID if state.phase == "start" else state.activation, state, [])
             channel = await table.channel_of(loaded.record)
@@ -333,13 +337,13 @@ class RF90Presenter(Presenter):
             )
         await table.publish(loaded, [], key_before=None)
 
-    def board(self, loaded: Loaded, highlight: int | None) -> list[Image] | None:
+    def board(self, loaded: Loaded[RF90State], highlight: int | None) -> list[Image] | None:
         # The race is shown once per section activation and the grid at the qualifying
         # reveal, both as frames (apply); before the grid is known there is nothing to draw.
         return None
 
-    def prompt(self, loaded: Loaded, seats: list[int], deadline: float | None) -> Prompt:
-        state: RF90State = loaded.state  # type: ignore[assignment]
+    def prompt(self, loaded: Loaded[RF90State], seats: list[int], deadline: float | None) -> Prompt:
+        state = loaded.state
         users = [loaded.seats[s].user_id for s in seats if s in loaded.seats]
         who = ", ".join(
             f"<@{loaded.seats[s].user_id}>"
@@ -374,10 +378,10 @@ class RF90Presenter(Presenter):
             images.append(Image(f"race{loaded.id}-closeup.png", lambda: render_closeup(state)))
         return Prompt(content, [cockpit], images, pings=[u for u in users if u is not None])
 
-    def finish(self, loaded: Loaded) -> tuple[list[str], Image]:
-        state: RF90State = loaded.state  # type: ignore[assignment]
+    def finish(self, loaded: Loaded[RF90State]) -> tuple[list[str], Image]:
+        state = loaded.state
         lines = ["🏁 **Classification**"]
-        for place, car in enumerate(loaded.game.race_classification(state), start=1):
+        for place, car in enumerate(GAME.race_classification(state), start=1):
             status = "" if car.running else f" ({car.status})"
             lines.append(f"{place}. {shown(car.name)}{status}")
         return lines, Image(f"race{loaded.id}-result.png", lambda: render_classification(state))
@@ -446,7 +450,7 @@ class RF90Presenter(Presenter):
         content = "\n".join(lines)[:1990]
         if arg is None:  # the cockpit opens with the hand drawn as cards
             state = loaded.state
-            image = Image("cockpit.png", lambda: render_cockpit(state, seat))  # type: ignore[arg-type]
+            image = Image("cockpit.png", lambda: render_cockpit(state, seat))
             await interaction.response.send_message(
                 content, view=view_of(*items), files=await draw([image]), ephemeral=True
             )
@@ -572,7 +576,7 @@ class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 r
                 self._replays = {key: await asyncio.to_thread(render), **self._replays}
                 self._replays = dict(list(self._replays.items())[:2])
         data = self._replays[key]
-        state: RF90State = GAME.load_state(record.state_json)  # type: ignore[assignment]
+        state = GAME.load_state(record.state_json)
         done = "the whole race" if state.phase == "finished" else f"up to game turn {state.turn}"
         await interaction.followup.send(
             f"Replay of {shown(record.settings.get('title', 'the race'))}"

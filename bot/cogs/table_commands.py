@@ -4,7 +4,7 @@ cog subclasses `TableCog` (a GroupCog named after the game) and adds its own com
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -23,7 +23,7 @@ ON_OFF = [app_commands.Choice(name="on", value="on"), app_commands.Choice(name="
 
 @app_commands.guild_only()
 class TableCog(commands.GroupCog):
-    presenter: ClassVar[Presenter]
+    presenter: Presenter[Any]
 
     def __init__(self, bot: PaddockBot) -> None:
         self.bot = bot

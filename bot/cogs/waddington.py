@@ -32,6 +32,7 @@ from renderer.waddington import (
 )
 from rules.errors import PaddockError
 from rules.waddington import (
+    GAME,
     Move,
     PlayTactic,
     Proceed,
@@ -92,7 +93,7 @@ def action_label(state: WaddingtonState, action: Any, letter: str | None = None)
     return action.kind
 
 
-class WaddingtonPresenter(Presenter):
+class WaddingtonPresenter(Presenter[WaddingtonState]):
     kind = KIND
     area = AREA
     title = "Waddington's Formula 1"
@@ -119,8 +120,8 @@ class WaddingtonPresenter(Presenter):
             "public_card_window": True,
         }
 
-    def start_lines(self, loaded: Loaded) -> list[str]:
-        state: WaddingtonState = loaded.state  # type: ignore[assignment]
+    def start_lines(self, loaded: Loaded[WaddingtonState]) -> list[str]:
+        state = loaded.state
         throws = ", ".join(
             f"{shown(loaded.name(seat))} {total}"
             for seat, total in enumerate(state.start_throws[0])
@@ -134,34 +135,36 @@ class WaddingtonPresenter(Presenter):
         # One move: a seat's turn in a game turn (speed, end square, card or dice, spin).
         return None if state.turn is None else (state.round, state.turn.seat)
 
-    def summary(self, loaded: Loaded) -> str:
-        state: WaddingtonState = loaded.state  # type: ignore[assignment]
+    def summary(self, loaded: Loaded[WaddingtonState]) -> str:
+        state = loaded.state
         return f"Game turn {state.round} · {state.settings.laps} lap race"
 
-    def board(self, loaded: Loaded, highlight: int | None) -> Image:
+    def board(self, loaded: Loaded[WaddingtonState], highlight: int | None) -> Image:
         state, previous = loaded.state, loaded.shown
         title = loaded.record.settings.get("title")
 
         def picture() -> bytes:
             # each car's line from where the thread's last board showed it
             return render_board(
-                state,  # type: ignore[arg-type]
+                state,
                 highlight_seat=highlight,
-                previous=previous,  # type: ignore[arg-type]
+                previous=previous,
                 title=title,
             )
 
         return Image(f"race{loaded.id}-board.png", picture)
 
-    def prompt(self, loaded: Loaded, seats: list[int], deadline: float | None) -> Prompt:
+    def prompt(
+        self, loaded: Loaded[WaddingtonState], seats: list[int], deadline: float | None
+    ) -> Prompt:
         """The public prompt: nothing in it depends on the hand but its size (public). The
         steps of a turn do not (the engine's `public_card_window`, set for every race since
         issue 11), the buttons are actions that come before any Tactic card in the engine's
         list (so their indices do not count cards), and the cards are offered in the
         ephemeral hand view only."""
         (seat,) = seats  # one car moves at a time
-        game = loaded.game
-        state: WaddingtonState = loaded.state  # type: ignore[assignment]
+        game = GAME  # the registered Waddington game (loaded.game, typed)
+        state = loaded.state
         record = loaded.record
         assert state.turn is not None
         phase = state.turn.phase
@@ -225,8 +228,8 @@ class WaddingtonPresenter(Presenter):
         content = f"{who}, {_car_label(state, seat)}: {heading}.\n{_dashboard(state, seat)}{due}"
         return Prompt(content, buttons, images, pings=[driver.user_id] if driver.user_id else [])
 
-    def finish(self, loaded: Loaded) -> tuple[list[str], Image]:
-        state: WaddingtonState = loaded.state  # type: ignore[assignment]
+    def finish(self, loaded: Loaded[WaddingtonState]) -> tuple[list[str], Image]:
+        state = loaded.state
         names = {seat: s.name for seat, s in loaded.seats.items()}
         lines = ["🏁 **Classification**"] + [
             f"{p.place}. {_car_label(state, p.seat)} {shown(names[p.seat])}"

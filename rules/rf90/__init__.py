@@ -6,6 +6,8 @@ the game under the name "rf90".
 
 from __future__ import annotations
 
+from typing import cast
+
 from rules.base import _REGISTRY, register
 from rules.rf90 import catalog
 from rules.rf90.engine import RF90, fuel_chit, go_off_track, target_check
@@ -32,7 +34,7 @@ from rules.rf90.state import (
     StartTurn,
 )
 
-GAME = _REGISTRY["rf90"] if "rf90" in _REGISTRY else register(RF90())
+GAME = cast(RF90, _REGISTRY["rf90"]) if "rf90" in _REGISTRY else register(RF90())
 
 __all__ = [
     "ACTION_ADAPTER",

@@ -185,7 +185,7 @@ class RF90(Game[RF90State]):
         if s.phase == "setup":
             choosing = [c.seat for c in s.cars if c.seat is not None and not c.setup_chosen]
             if choosing:
-                return choosing  # type: ignore[return-value]
+                return choosing
             return [c.seat for c in s.cars if c.seat is not None and not c.mulligan_done]
         if s.phase == "qualifying":
             return [c.seat for c in s.cars if c.seat is not None and c.qual_card is None]
@@ -820,7 +820,7 @@ class RF90(Game[RF90State]):
         p, car = self._pending_car(ctx)
         cards = a.cards
         played = [ctx.cards[c] for c in cards]
-        push_pair = len(played) == 2 and can_pair(*played, car.strategy == "push")[1]
+        push_pair = len(played) == 2 and can_pair(played[0], played[1], car.strategy == "push")[1]
         rest = [c for c in car.hand if c not in cards]
         traj = ctx.track.trajectory(p.trajectory) if p.trajectory else None
         use_traj = bool(a.use_trajectory and traj is not None)
@@ -1058,9 +1058,9 @@ class RF90(Game[RF90State]):
                 if cid not in d.asked:
                     return cid
             return None
-        for cid in [d.challenger, *d.joined]:
-            if cid is not None and cid not in d.cards:
-                return cid
+        for answering in [d.challenger, *d.joined]:
+            if answering is not None and answering not in d.cards:
+                return answering
         return None
 
     @staticmethod

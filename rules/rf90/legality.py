@@ -60,6 +60,7 @@ from rules.rf90.state import (
     RF90State,
     RobotTurn,
     StartTurn,
+    TyreType,
 )
 
 if TYPE_CHECKING:
@@ -90,12 +91,13 @@ def setup_problem(skill: str | None, tyres: int, wear: int, cards: int) -> str |
     return None
 
 
-def pit_tyres(car: Car) -> list[str]:
+def pit_tyres(car: Car) -> list[TyreType]:
     """The tyres a car may fit now: soft while a soft set is left (HTP, Tyres), hard,
     intermediate, wet."""
     soft = cat.tables().tyres.get("soft")
     left = car.soft_sets < (soft.max_sets or 99)
-    return (["soft"] if left else []) + ["hard", "intermediate", "wet"]
+    tyres: list[TyreType] = ["soft", "hard", "intermediate", "wet"]
+    return tyres if left else tyres[1:]
 
 
 def trajectory_for(state: RF90State, played: list[cat.Card]) -> cat.Trajectory | None:
@@ -164,9 +166,7 @@ def legal_actions(game: RF90, state: RF90State, seat: int) -> list[Action]:
     if state.phase == "start":
         tyres = pit_tyres(car)
         return [
-            ChooseStart(seat=seat, tyres=t, strategy=s)  # type: ignore[arg-type]
-            for t in tyres
-            for s in cat.strategy_ids()
+            ChooseStart(seat=seat, tyres=t, strategy=s) for t in tyres for s in cat.strategy_ids()
         ]
     if state.duel is not None:
         if state.duel.stage == "declare":
@@ -216,7 +216,7 @@ def phase_b_options(game: RF90, state: RF90State, seat: int, car: Car) -> list[d
             due = tyres_due(car, played, cost)
             for balance in [False, True] if car.strategy == "balance" and due > 0 else [False]:
                 short = max(0, due - balance - car.chips)
-                payments = [[]] + ([pool[:short]] if short and pool else [])
+                payments: list[list[int]] = [[]] + ([pool[:short]] if short and pool else [])
                 for tyre_cards in payments:
                     for blue in [False, True] if car.blue > 0 else [False]:
                         for unlap in [True, False] if higher_lap else [True]:
@@ -247,7 +247,7 @@ def phase_a_actions(
     others = other_strategies(car)
     must_pit = car.fuel_turn <= state.turn
     pits: list[Action] = [
-        StartTurn(seat=seat, pit=PitStop(extra_sections=x, tyres=t, strategy=sid))  # type: ignore[arg-type]
+        StartTurn(seat=seat, pit=PitStop(extra_sections=x, tyres=t, strategy=sid))
         for x in range(3)
         for t in pit_tyres(car)
         for sid in [None, *others]

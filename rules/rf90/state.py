@@ -11,7 +11,8 @@ from rules.base import Action, GameState, Model
 RobotType = Literal["slow", "fast", "superfast"]
 TyreType = Literal["soft", "hard", "intermediate", "wet"]
 Status = Literal["running", "retired", "out of fuel"]
-FUEL_TURNS = (8, 10, 12, 14, 16)
+FuelTurn = Literal[8, 10, 12, 14, 16]
+FUEL_TURNS: tuple[FuelTurn, ...] = (8, 10, 12, 14, 16)
 ROBOT_SEAT = -1  # the pseudo-seat that plays robot cars' turns in a robot-only race
 
 
@@ -161,7 +162,7 @@ class Mulligan(Action):
 class Qualify(Action):
     kind: Literal["qualify"] = "qualify"
     card: int
-    fuel: Literal[8, 10, 12, 14, 16]
+    fuel: FuelTurn
 
 
 class ChooseStart(Action):
