@@ -219,11 +219,16 @@ class Waddington(Game[WaddingtonState]):
     def simulation_config(
         self, players: int | None = None, laps: int | None = None, **settings: Any
     ) -> dict[str, Any]:
-        """A robot-only race: `players` robots (default 4) over `laps` laps (default 3)."""
+        """A robot-only race: `players` robots (default 4) over `laps` laps (default 3).
+
+        A new race, so with the card window on public facts (`public_card_window`), as every
+        race Paddock starts: the demo's league rounds and `paddock bench` use this config
+        too, and without it the window would tell the table a car holds a playable card."""
         count = 4 if players is None else players
         return {
             "players": [{"name": f"Robot {i + 1}", "robot": True} for i in range(count)],
             "laps": 3 if laps is None else laps,
+            "public_card_window": True,
             **settings,
         }
 

@@ -13,7 +13,8 @@ def simulate(seed: int, players: int = 4, laps: int = 3, **settings: Any) -> dic
     """Race `players` robots over `laps` laps from `seed`; a JSON-ready summary.
 
     Same arguments -> the same dict. Extra keyword arguments are race settings
-    (soft_tactic_after_dice, soft_spin_tyres, more_than_six).
+    (soft_tactic_after_dice, soft_spin_tyres, more_than_six; public_card_window=False for the
+    card window of races started before it).
     """
     game = Waddington()
     state = game.new_game(seed, game.simulation_config(players, laps, **settings))
