@@ -23,6 +23,37 @@ STORE_DOWN = (
 )
 
 
+# Discord's answers for an interaction it no longer takes: its token expired (the 3 s to
+# answer, or 15 min for followups, passed), or it was answered already.
+UNKNOWN_CHANNEL = 10003
+UNKNOWN_WEBHOOK = 10015
+UNKNOWN_INTERACTION = 10062
+ALREADY_ACKNOWLEDGED = 40060
+
+
+class NotPosted(PaddockError):
+    """Stored, but Discord would not show it (no permission, a deleted thread, a 5xx...):
+    the message says in one line what to do (see bot/posting.py)."""
+
+    def __init__(self, message: str, cause: discord.HTTPException | None = None) -> None:
+        super().__init__(message)
+        self.cause = cause
+
+    @property
+    def gone(self) -> bool:
+        """The thread or channel itself was deleted (10003 Unknown Channel)."""
+        return isinstance(self.cause, discord.NotFound) and self.cause.code == UNKNOWN_CHANNEL
+
+
+def is_expired(error: BaseException) -> bool:
+    """Discord no longer takes an answer to this interaction: telling the user is no use."""
+    return isinstance(error, discord.HTTPException) and error.code in (
+        UNKNOWN_WEBHOOK,
+        UNKNOWN_INTERACTION,
+        ALREADY_ACKNOWLEDGED,
+    )
+
+
 class NotAdmin(app_commands.CheckFailure):
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -57,18 +88,34 @@ async def send_ephemeral(interaction: discord.Interaction, text: str) -> None:
             await interaction.followup.send(text, ephemeral=True)
         else:
             await interaction.response.send_message(text, ephemeral=True)
-    except discord.HTTPException:
-        log.warning("could not tell the user about an error", exc_info=True)
+    except discord.HTTPException as exc:
+        log.warning("could not tell the user about an error: %s", exc)
 
 
 async def report_error(interaction: discord.Interaction, error: BaseException) -> None:
     message = user_message(error)
     original = getattr(error, "original", error)
+    where = interaction.command.qualified_name if interaction.command else "component"
+    if is_expired(original):
+        # Discord gave up on this interaction (answered too late, or twice): a second
+        # answer would fail the same way. What was stored stands; the thread shows it.
+        log.warning(
+            "interaction %s (%s) could not be answered: %s", interaction.id, where, original
+        )
+        return
+    if isinstance(original, NotPosted):
+        log.warning("%s: %s (%s)", where, original.message, original.cause)
+    elif message is None and isinstance(
+        original, discord.Forbidden | discord.NotFound | discord.DiscordServerError
+    ):
+        # Something a moderator or Discord did (a message or channel gone, a permission
+        # taken, an outage), not a bug of ours: one line in the log, one for the user.
+        log.warning("Discord refused a call in %s: %s", where, original)
+        message = "Discord refused that just now. Please try again shortly."
     if isinstance(original, StoreUnavailable):  # the operator's problem, not the player's
         log.error("store unavailable: %s", original)
         message = STORE_DOWN
     elif message is None:
-        where = interaction.command.qualified_name if interaction.command else "component"
         log.error("unhandled error in %s", where, exc_info=error)
         message = UNEXPECTED
     else:

@@ -21,8 +21,10 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.components import INVALID_BUTTON, shown, view_of
+from bot.errors import NotPosted
+from bot.posting import PostChannel, defer, not_posted
 from bot.presenter import REMINDER_AT, Frame, Image, Loaded, Presenter
-from bot.table_life import MENTION_NONE, LifeCycle, mention_only
+from bot.table_life import MENTION_NONE, REPOST, LifeCycle, mention_only
 from rules.base import Action, Event, GameState, get_game
 from rules.championship import places_among_members
 from rules.errors import NotYourTurn, PaddockError
@@ -70,6 +72,8 @@ class Table(LifeCycle):
         self._acted: dict[int, set[int]] = {}  # seats that acted in the activation under way
         self._shown: dict[int, GameState] = {}  # the state of each race's last board
         self.fault: Callable[[str, int], None] = lambda point, seq: None  # tests stop the bot here
+        bot.add_listener(self.on_thread_gone, "on_raw_thread_delete")  # a race goes on elsewhere
+        bot.add_listener(self.on_repost, f"on_{REPOST}_timer_complete")  # after a failed post
 
     @property
     def store(self):  # noqa: ANN201 - the bot's store
@@ -231,13 +235,15 @@ class Table(LifeCycle):
             options = loaded.game.legal_actions(loaded.state, seat)
             if not 0 <= index < len(options):
                 raise PaddockError("That choice is no longer offered. Use the newest message.")
-            await interaction.response.defer()
+            # A click Discord no longer takes (answered late) still plays: the thread shows it.
+            answered = await defer(interaction)
             key_before = presenter.move_key(loaded.state)
             # A StaleState (another process acted first) reaches the user as its message.
             loaded, played = await self.commit(
                 loaded, options[index], actor=str(interaction.user.id), human=True
             )
-            if interaction.message is not None and interaction.message.flags.ephemeral:
+            message = interaction.message
+            if answered and message is not None and message.flags.ephemeral:
                 await interaction.edit_original_response(content=done, view=None, attachments=[])
             await self.advance(loaded, played.events, key_before=key_before)
 
@@ -419,7 +425,7 @@ class Table(LifeCycle):
 
     def forced(self, loaded: Loaded, waiting: list[int]) -> tuple[int, Action] | None:
         """A waiting seat whose only legal action is forced, for games that play those."""
-        if not self.presenter(loaded.record).play_forced:
+        if not self.presenter(loaded.record).plays_forced(loaded.state):
             return None
         for seat in waiting:
             options = loaded.game.legal_actions(loaded.state, seat)
@@ -496,10 +502,20 @@ class Table(LifeCycle):
     # Publishing ------------------------------------------------------------------------
 
     async def channel_of(self, record: GameRecord) -> Any:
+        """The game's thread (or channel) as a `PostChannel`: its posts get through archived
+        threads and missing Attach Files, and fail as one-line `NotPosted` (bot/posting.py).
+        A thread or channel deleted: `NotPosted` whose `gone` is true."""
         channel_id = record.where_id
         assert channel_id is not None
+        command = f"/{self.presenter(record).area} status"
         channel = self.bot.get_channel(channel_id)
-        return channel or await self.bot.fetch_channel(channel_id)
+        if channel is None:
+            try:
+                channel = await self.bot.fetch_channel(channel_id)
+            except (discord.NotFound, discord.Forbidden) as exc:
+                place = "thread" if record.thread_id else "channel"
+                raise not_posted(exc, None, command, place=place) from exc
+        return PostChannel(channel, status_command=command)
 
     async def deadline(self, loaded: Loaded) -> float | None:
         """When the seat to act runs out of time (kept from the timers this process wrote;
@@ -588,8 +604,8 @@ class Table(LifeCycle):
             return
         try:
             await channel.get_partial_message(message_id).edit(view=None)
-        except discord.HTTPException:
-            log.info("could not strip the old prompt %s", message_id)
+        except (discord.HTTPException, NotPosted) as exc:  # its buttons answer "out of date"
+            log.info("could not strip the old prompt %s: %s", message_id, exc)
 
     async def publish(
         self,
@@ -654,6 +670,9 @@ class Table(LifeCycle):
                 )
                 await self.store.update_game(record.id, published_seq=record.seq)
                 return
+            except NotPosted:
+                del so_far[len(so_far) - len(lines) :]  # replayed from the log when shown
+                raise
             except discord.NotFound:
                 log.info("prompt of game %s was deleted; posting a new one", record.id)
                 text = _clip("\n".join(self._move_lines.pop(record.id, [])))
@@ -665,12 +684,18 @@ class Table(LifeCycle):
             if pictured
             else _images(presenter.board(self._seen(loaded), presenter.acting_seat(loaded.state)))
         )
-        if boards:
-            self._shown[record.id] = loaded.state
         # The board and the prompt's images are drawn at once (Pillow lets go of the GIL).
         board_files, prompt_files = await asyncio.gather(draw(boards), draw(prompt.images))
         if board_files or lines:  # the prompt below says where the race stands
-            await channel.send(text, files=board_files, allowed_mentions=MENTION_NONE)
+            try:
+                await channel.send(text, files=board_files, allowed_mentions=MENTION_NONE)
+            except NotPosted:
+                # Not shown: the lines before this action's events wait for the next post
+                # (its events are replayed from the log then: published_seq stays behind).
+                self._move_lines[record.id] = [*head, *self._move_lines.get(record.id, [])]
+                raise
+        if boards:
+            self._shown[record.id] = loaded.state
         message = await channel.send(
             prompt.content,
             view=view_of(*prompt.items[:25]),
@@ -726,6 +751,8 @@ class Table(LifeCycle):
                 async with self.lock(record.id):
                     loaded = await self.load(record.id)
                     await self.presenter(record).recover(self, loaded)
+            except NotPosted as exc:  # stored; shown by `/<game> status` or the next start
+                await self.not_shown(record.id, exc)
             except Exception:  # one broken game must not stop the others
                 log.exception("could not recover game #%s", record.id)
 

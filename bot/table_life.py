@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.components import INVALID_BUTTON, button, human_seat, shown, view_of
+from bot.errors import NotPosted, is_expired
+from bot.posting import PostChannel, answer_or_post, edit_source
 from bot.presenter import Loaded, Presenter, timestamp
 from rules.base import Event, get_game
 from rules.errors import PaddockError
@@ -20,6 +22,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("paddock.table")
 MENTION_NONE = discord.AllowedMentions.none()
+REPOST = "paddock_repost"  # the timer that shows a race again after a failed post
 
 
 def mention_only(*user_ids: int | None) -> discord.AllowedMentions:
@@ -89,12 +92,13 @@ class LifeCycle:
             )
         if not presenter.in_thread:
             if lobby:
-                await interaction.response.send_message(
+                message = await answer_or_post(
+                    interaction,
+                    channel,
                     embed=self.lobby_embed(record, seats or []),
                     view=self.lobby_view(presenter, record),
                     allowed_mentions=MENTION_NONE,
                 )
-                message = await interaction.original_response()
                 await self.store.update_game(record.id, status_message_id=message.id)
             return await self.store.load_game(record.id)
         name = f"{presenter.area.upper()} {presenter.noun} #{record.id}"
@@ -108,21 +112,33 @@ class LifeCycle:
                 allowed_mentions=MENTION_NONE,
             )
         else:
-            await interaction.response.send_message(
+            message = await answer_or_post(
+                interaction,
+                channel,
                 f"🏁 **{shown(title)}** - {presenter.noun} #{record.id}: "
                 "lobby open in the thread below.",
                 allowed_mentions=MENTION_NONE,
             )
-            message = await interaction.original_response()
             thread = await message.create_thread(name=name)
         await self.store.update_game(record.id, thread_id=thread.id)
         record = await self.store.load_game(record.id)
         seats_now = await self.store.seats(record.id)
-        lobby_message = await thread.send(
-            embed=self.lobby_embed(record, seats_now),
-            view=self.lobby_view(presenter, record),
-            allowed_mentions=MENTION_NONE,
-        )
+        try:
+            lobby_message = await PostChannel(thread, status_command="").send(
+                embed=self.lobby_embed(record, seats_now),
+                view=self.lobby_view(presenter, record),
+                allowed_mentions=MENTION_NONE,
+            )
+        except NotPosted as exc:  # no lobby anyone could join: none is kept
+            log.warning("game %s: no lobby posted: %s", record.id, exc.cause)
+            await self.store.end_game(record.id, from_status=("lobby",))
+            again = f"open the race again with `/{presenter.area} new`"
+            if isinstance(exc.cause, discord.Forbidden):
+                raise PaddockError(
+                    f"I can't post in the race's thread: give me Send Messages in Threads, then "
+                    f"{again}."
+                ) from exc
+            raise PaddockError(f"Discord failed to post the lobby: {again} in a minute.") from exc
         await self.store.update_game(record.id, status_message_id=lobby_message.id)
         return record
 
@@ -243,7 +259,8 @@ class LifeCycle:
             elif action == "cancel":
                 await self.require_manager(interaction, record, "cancel this lobby")
                 await self.store.end_game(game_id, from_status=("lobby",))
-                await interaction.response.edit_message(
+                await edit_source(
+                    interaction,
                     content=f"Lobby cancelled by {user.mention}.",
                     embed=None,
                     view=None,
@@ -256,7 +273,8 @@ class LifeCycle:
                 return
             await self.store.set_lobby(game_id, seats, settings)
             record = record.model_copy(update={"settings": settings})
-            await interaction.response.edit_message(
+            await edit_source(
+                interaction,
                 embed=self.lobby_embed(record, seats),
                 view=self.lobby_view(presenter, record),
                 allowed_mentions=MENTION_NONE,
@@ -312,9 +330,7 @@ class LifeCycle:
         self.bot.timers.poke()
         if interaction is not None and not interaction.response.is_done():
             record_now = loaded.record
-            await interaction.response.edit_message(
-                embed=self.lobby_embed(record_now, all_seats), view=None
-            )
+            await edit_source(interaction, embed=self.lobby_embed(record_now, all_seats), view=None)
         await presenter.begin(self, loaded)
         return loaded
 
@@ -339,6 +355,12 @@ class LifeCycle:
         return (loaded, late) if late else None
 
     async def on_reminder(self, timer: Timer) -> None:
+        try:
+            await self._remind(timer)
+        except NotPosted as exc:
+            await self.not_shown(timer.game_id, exc)
+
+    async def _remind(self, timer: Timer) -> None:
         found = await self._waiting(timer)
         if found is None:
             return
@@ -362,6 +384,12 @@ class LifeCycle:
                     log.info("could not DM a reminder to %s", user_id)
 
     async def on_timeout(self, timer: Timer) -> None:
+        try:
+            await self._time_out(timer)
+        except NotPosted as exc:  # stored, not shown: `/<game> status` or a restart shows it
+            await self.not_shown(timer.game_id, exc)
+
+    async def _time_out(self, timer: Timer) -> None:
         assert timer.game_id is not None
         async with self.lock(timer.game_id):
             found = await self._waiting(timer)
@@ -383,11 +411,17 @@ class LifeCycle:
                         loaded, action, f"timeout:{driver.user_id}", by_robot=True
                     )
                     events += played.events
-            names = ", ".join(loaded.name(s) for s in seats)
+            names = ", ".join(shown(loaded.name(s)) for s in seats)
             note = f"⏱ {names} ran out of time: the robot decided for them."
             await self.advance(loaded, events, key_before=key, notes=[note])
 
     async def on_idle(self, timer: Timer) -> None:
+        try:
+            await self._idle(timer)
+        except NotPosted as exc:
+            log.warning("game %s: %s", timer.game_id, exc.message)  # closed all the same
+
+    async def _idle(self, timer: Timer) -> None:
         assert timer.game_id is not None
         async with self.lock(timer.game_id):
             record = await self.store.load_game(timer.game_id)
@@ -525,11 +559,112 @@ class LifeCycle:
             await self.advance(loaded, [], key_before=presenter.move_key(loaded.state))
 
     async def status(self, interaction: discord.Interaction, record: GameRecord) -> None:
-        """Repost the live state: board, whose turn, deadline, and the prompt at the bottom."""
-        await interaction.response.send_message("The race as it stands:", ephemeral=True)
+        """Repost the live state: board, whose turn, deadline, and the prompt at the bottom
+        (after the moves a failed post did not show, told as they would have been)."""
+        try:
+            await interaction.response.send_message("The race as it stands:", ephemeral=True)
+        except discord.HTTPException as exc:
+            if not is_expired(exc):
+                raise
+            log.warning("interaction %s expired: reposting all the same", interaction.id)
         async with self.lock(record.id):
             loaded = await self.load(record.id)
-            await self.presenter(record).repost(self, loaded)
+            await self.show_race(loaded)
+
+    async def show_race(self, loaded: Loaded) -> None:
+        """Post the race as it stands (under its lock): the actions no post showed yet, as
+        recovery at start-up tells them, else the board and the prompt again. (A real-time
+        game, Pit Formula, edits its live message without counting what it showed.)"""
+        presenter = self.presenter(loaded.record)
+        behind = (loaded.record.published_seq or 0) < loaded.record.seq
+        if behind and presenter.turn_timers:
+            await presenter.recover(self, loaded)
+        else:
+            await presenter.repost(self, loaded)
+
+    # Faults ----------------------------------------------------------------------------
+
+    # Seconds before the bot tries again to show a race a post failed for (an outage, a
+    # permission taken): then `/<game> status` or a restart.
+    repost_delays: tuple[float, ...] = (60.0, 300.0, 1800.0)
+
+    async def not_shown(self, game_id: int | None, exc: NotPosted, attempt: int = 0) -> None:
+        """A post nobody was told about failed (a timer's, recovery's): stored all the same.
+        A deleted thread is replaced; else the race is shown again a little later."""
+        log.warning("game %s: %s (%s)", game_id, exc.message, exc.cause)
+        if game_id is None:
+            return
+        if exc.gone:
+            await self.reopen(game_id)
+        elif attempt < len(self.repost_delays):  # a timer: it goes with the game's timers
+            due = self.bot.timers.clock() + self.repost_delays[attempt]
+            await self.bot.timers.create(REPOST, due, {"attempt": attempt}, game_id)
+
+    async def on_repost(self, timer: Timer) -> None:
+        """Show again a race whose post failed, unless something showed it meanwhile."""
+        assert timer.game_id is not None
+        try:
+            async with self.lock(timer.game_id):
+                loaded = await self.load(timer.game_id)
+                record = loaded.record
+                if record.status != "running" or (record.published_seq or 0) >= record.seq:
+                    return  # shown meanwhile (a status, a move), or over
+                await self.show_race(loaded)
+        except NotPosted as exc:
+            await self.not_shown(timer.game_id, exc, int(timer.payload.get("attempt", 0)) + 1)
+        except (NotFound, PaddockError):
+            return  # the game is gone or not started
+
+    async def on_thread_gone(self, payload: discord.RawThreadDeleteEvent) -> None:
+        """A moderator deleted a race's thread: the race goes on in a new one."""
+        for presenter in self.presenters.values():
+            if not presenter.in_thread:
+                continue
+            record = await self.store.find_game(presenter.kind, thread_id=payload.thread_id)
+            if record is not None:
+                await self.reopen(record.id)
+
+    async def reopen(self, game_id: int) -> None:
+        """The race's thread is gone: a new thread in the same channel, announced there, gets
+        the race as it stands (or its lobby). Nothing of the race is lost: it is all stored."""
+        try:
+            async with self.lock(game_id):
+                record = await self.store.load_game(game_id)
+                presenter = self.presenter(record)
+                if (
+                    not presenter.in_thread
+                    or record.status not in ("lobby", "running")
+                    or record.channel_id is None
+                ):
+                    return
+                parent = self.bot.get_channel(record.channel_id) or await self.bot.fetch_channel(
+                    record.channel_id
+                )
+                name = f"{presenter.area.upper()} {presenter.noun} #{record.id}"
+                thread = await parent.create_thread(
+                    name=name, type=discord.ChannelType.public_thread
+                )
+                await self.store.update_game(record.id, thread_id=thread.id, prompt_message_id=None)
+                self._shown.pop(record.id, None)  # the new thread has seen no board
+                title = shown(record.settings.get("title", presenter.title))
+                await parent.send(
+                    f"🏁 The thread of **{title}** - {presenter.noun} #{record.id} was deleted: "
+                    f"it goes on in {thread.mention}.",
+                    allowed_mentions=MENTION_NONE,
+                )
+                record = await self.store.load_game(record.id)
+                if record.status == "lobby":
+                    seats = await self.store.seats(record.id)
+                    lobby = await thread.send(
+                        embed=self.lobby_embed(record, seats),
+                        view=self.lobby_view(presenter, record),
+                        allowed_mentions=MENTION_NONE,
+                    )
+                    await self.store.update_game(record.id, status_message_id=lobby.id)
+                    return
+                await self.show_race(await self.load(record.id))
+        except (NotPosted, discord.HTTPException) as exc:
+            log.warning("could not reopen the thread of game %s: %s", game_id, exc)
 
 
 def _robots_drive(presenter: Presenter) -> None:

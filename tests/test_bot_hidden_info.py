@@ -447,13 +447,6 @@ def _rf90_cards_by_tyres() -> tuple[int, int]:
     return worn, free
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bot/table.py Table.forced plays a decision with one legal action by itself (RF90 "
-    "play_forced): in phase B a one-card hand has one action or two depending on the card "
-    "(Balance's damage disc when it costs tyres; a Sharp Trajectory of its colour; Save Fuel "
-    "when it is +2 or less), so whether the driver is pinged tells the thread about the card",
-)
 def test_rf90_forced_card_play_does_not_depend_on_the_card() -> None:
     worn, free = _rf90_cards_by_tyres()
     game = get_game("rf90")

@@ -22,9 +22,33 @@ Loopback server (real gateway + REST over 127.0.0.1)::
 
 Both return :class:`Calls` (a list of :class:`Call`) for every interaction, and raise
 :class:`BotError` if a handler task died or discord.py logged an unhandled error.
+
+Faults (tests/test_bot_faults.py), on ``fd.backend``::
+
+    fd.backend.fail_next(r"/channels/\\d+/messages$", 429, method="POST", retry_after=0.2)
+    fd.backend.fail_next(r"/interactions/.*/callback$", 404, UNKNOWN_INTERACTION)
+    fd.backend.delete_message(message_id)          # then 404 Unknown Message
+    fd.backend.archive_thread(thread_id, locked=False)  # then 400 Thread is archived
+    fd.backend.delete_channel(thread_id)           # then 404 Unknown Channel
+    fd.backend.revoke(channel_id, "attach_files")  # then 403 Missing Permissions
+    await fd.drop_gateway()                        # the client RESUMEs, missed events replayed
+
+(429s need the loopback server: discord.py's own HTTP layer waits ``retry_after`` there.)
 """
 
-from .backend import Backend, Call, Calls, HTTPError, SentFile
+from .backend import (
+    MISSING_PERMISSIONS,
+    THREAD_ARCHIVED,
+    UNKNOWN_CHANNEL,
+    UNKNOWN_INTERACTION,
+    UNKNOWN_MESSAGE,
+    Backend,
+    Call,
+    Calls,
+    Fault,
+    HTTPError,
+    SentFile,
+)
 from .base import BotError
 from .driver import InProcessDriver
 from .payloads import (
@@ -60,7 +84,13 @@ __all__ = [
     "Calls",
     "FakeDiscord",
     "FakeUser",
+    "Fault",
     "HTTPError",
+    "MISSING_PERMISSIONS",
+    "THREAD_ARCHIVED",
+    "UNKNOWN_CHANNEL",
+    "UNKNOWN_INTERACTION",
+    "UNKNOWN_MESSAGE",
     "InProcessDriver",
     "SentFile",
     "World",

@@ -100,7 +100,7 @@ class Call:
     def response_type(self) -> int | None:
         """Interaction callback type (4 message, 5 deferred, 6 deferred update, 7 update, ...)."""
         if self.is_interaction_response and isinstance(self.json, dict):
-            return int(self.json.get("type"))
+            return int(self.json["type"])
         return None
 
     @property
@@ -314,6 +314,58 @@ class HTTPError(Exception):
         self.body = {"message": message, "code": code}
 
 
+# Discord's JSON error codes the fake answers with (https://discord.com/developers/docs/topics/
+# opcodes-and-status-codes#json-json-error-codes)
+UNKNOWN_CHANNEL = 10003
+UNKNOWN_MESSAGE = 10008
+UNKNOWN_WEBHOOK = 10015
+UNKNOWN_INTERACTION = 10062
+MISSING_PERMISSIONS = 50013
+THREAD_ARCHIVED = 50083
+ERROR_MESSAGES = {
+    UNKNOWN_CHANNEL: "Unknown Channel",
+    UNKNOWN_MESSAGE: "Unknown Message",
+    UNKNOWN_WEBHOOK: "Unknown Webhook",
+    UNKNOWN_INTERACTION: "Unknown interaction",
+    MISSING_PERMISSIONS: "Missing Permissions",
+    THREAD_ARCHIVED: "Thread is archived",
+}
+
+
+@dataclass
+class Fault:
+    """An error the fake answers instead of the real response (see :meth:`Backend.fail_next`).
+
+    ``hits`` holds the calls it answered; ``left`` how many more it will (None: all)."""
+
+    method: str | None
+    path: re.Pattern[str]
+    status: int
+    code: int = 0
+    message: str = ""
+    retry_after: float | None = None
+    left: int | None = 1
+    hits: Calls = field(default_factory=lambda: Calls())
+
+    def matches(self, call: Call) -> bool:
+        return (
+            (self.left is None or self.left > 0)
+            and (self.method is None or self.method == call.method)
+            and self.path.search(call.path) is not None
+        )
+
+    def body(self) -> dict[str, Any]:
+        if self.status == 429:
+            return {
+                "message": self.message or "You are being rate limited.",
+                "retry_after": self.retry_after if self.retry_after is not None else 0.1,
+                "global": False,
+                "code": self.code,
+            }
+        message = self.message or ERROR_MESSAGES.get(self.code) or f"error {self.status}"
+        return {"message": message, "code": self.code}
+
+
 Handler = Callable[..., Any | Awaitable[Any]]
 
 
@@ -331,6 +383,8 @@ class Backend:
         self.threads: dict[int, dict[str, Any]] = {}
         self.dm_channels: dict[int, dict[str, Any]] = {}
         self.unhandled: Calls = Calls()
+        self.faults: list[Fault] = []
+        self.deleted_channels: set[int] = set()
         self._seq = itertools.count(1)
         self._handlers: list[tuple[str, re.Pattern[str], Handler]] = []
         self._waiters: list[tuple[Callable[[Call], bool], asyncio.Future[Call]]] = []
@@ -345,6 +399,108 @@ class Backend:
         async, and may raise :class:`HTTPError`.
         """
         self._handlers.insert(0, (method.upper(), _compile(path), handler))
+
+    # -- faults
+    def fail_next(
+        self,
+        path: str,
+        status: int,
+        code: int = 0,
+        *,
+        method: str | None = None,
+        message: str = "",
+        retry_after: float | None = None,
+        times: int | None = 1,
+    ) -> Fault:
+        """Answer the next ``times`` calls (None: every call from now on) whose path matches
+        the regex ``path`` (``re.search``; and ``method``, if given) with ``status`` and
+        Discord's JSON error ``code``, instead of the real answer. A 429 carries
+        ``retry_after`` (seconds) in its body and a ``Retry-After`` header, as Discord's do::
+
+            backend.fail_next(r"/channels/\\d+/messages$", 429, retry_after=0.2, method="POST")
+            backend.fail_next(r"/interactions/.*/callback$", 404, UNKNOWN_INTERACTION)
+
+        Returns the :class:`Fault`; its ``hits`` are the calls it answered."""
+        fault = Fault(
+            method=method.upper() if method else None,
+            path=re.compile(path),
+            status=status,
+            code=code,
+            message=message,
+            retry_after=retry_after,
+            left=times,
+        )
+        self.faults.append(fault)
+        return fault
+
+    def clear_faults(self) -> None:
+        self.faults.clear()
+
+    def delete_message(self, message_id: int) -> dict[str, Any]:
+        """A moderator deletes a message: editing or fetching it answers 404 Unknown Message.
+        Returns the message as it was (a client may still hold it, e.g. to click it)."""
+        return self.messages.pop(int(message_id))
+
+    def archive_thread(self, thread_id: int, *, locked: bool = False) -> dict[str, Any]:
+        """A thread is archived (``locked``: by a moderator, so that only someone with Manage
+        Threads may reopen it). Posting or editing in it answers 400 "Thread is archived"
+        until a ``PATCH /channels/{id}`` with ``archived: false`` reopens it (refused with 403
+        Missing Permissions when locked: the bot has no Manage Threads). Returns the thread
+        payload, e.g. for a THREAD_UPDATE."""
+        meta = self.threads[int(thread_id)]["thread_metadata"]
+        meta.update(archived=True, locked=locked, archive_timestamp=pl.iso_now())
+        return self.threads[int(thread_id)]
+
+    def delete_channel(self, channel_id: int) -> dict[str, Any]:
+        """A thread or channel is deleted, with its messages: every call on it answers 404
+        Unknown Channel. Returns its payload (for a THREAD_DELETE / CHANNEL_DELETE)."""
+        cid = int(channel_id)
+        found = self.threads.pop(cid, None) or self.world.channels.pop(cid, None)
+        if found is None:
+            raise LookupError(f"no channel {cid}")
+        self.deleted_channels.add(cid)
+        for mid in [m for m, msg in self.messages.items() if int(msg["channel_id"]) == cid]:
+            del self.messages[mid]
+        return found
+
+    def revoke(self, channel_id: int, *permissions: str) -> None:
+        """Take permissions (``"send_messages"``, ``"send_messages_in_threads"``,
+        ``"attach_files"``...) from the bot in a channel (and so in its threads): posting
+        without them answers 403 Missing Permissions, as Discord does; interaction payloads'
+        ``app_permissions`` leave them out. :meth:`grant` gives them back."""
+        bits = discord.Permissions(**{p: True for p in permissions}).value
+        self.world.revoked[int(channel_id)] = self.world.revoked.get(int(channel_id), 0) | bits
+
+    def grant(self, channel_id: int, *permissions: str) -> None:
+        bits = discord.Permissions(**{p: True for p in permissions}).value
+        left = self.world.revoked.get(int(channel_id), 0) & ~bits
+        self.world.revoked[int(channel_id)] = left
+
+    def bot_can(self, channel_id: int, permission: str) -> bool:
+        parent = self.threads.get(int(channel_id), {}).get("parent_id")
+        allowed = self.world.bot_permissions_in(int(channel_id), int(parent) if parent else None)
+        return bool(getattr(discord.Permissions(allowed), permission))
+
+    def _check_channel(self, call: Call) -> None:
+        """The faults of a channel: deleted, archived thread, missing permissions."""
+        m = re.match(r"^/channels/(\d+)(/.*)?$", call.path)
+        if m is None:
+            return
+        cid, rest = int(m.group(1)), m.group(2) or ""
+        if cid in self.deleted_channels:
+            raise HTTPError(404, "Unknown Channel", UNKNOWN_CHANNEL)
+        thread = self.threads.get(cid)
+        on_message = rest.startswith("/messages")
+        archived = thread is not None and thread["thread_metadata"].get("archived")
+        if archived and on_message and call.method in ("POST", "PATCH", "DELETE"):
+            raise HTTPError(400, "Thread is archived", THREAD_ARCHIVED)
+        if call.method == "POST" and rest == "/messages":
+            needed = "send_messages_in_threads" if thread is not None else "send_messages"
+            if not self.bot_can(cid, needed):
+                raise HTTPError(403, "Missing Permissions", MISSING_PERMISSIONS)
+        uploads = on_message and call.method in ("POST", "PATCH") and bool(call.files)
+        if uploads and not self.bot_can(cid, "attach_files"):
+            raise HTTPError(403, "Missing Permissions", MISSING_PERMISSIONS)
 
     # -- interactions
     def register_interaction(self, payload: dict[str, Any]) -> InteractionInfo:
@@ -433,8 +589,16 @@ class Backend:
             files=list(files or []),
             params={k: str(v) for k, v in (params or {}).items()},
         )
+        fault = next((f for f in self.faults if f.matches(call)), None)
         try:
-            status, body = await self._respond(call)
+            if fault is not None:
+                if fault.left is not None:
+                    fault.left -= 1
+                fault.hits.append(call)
+                status, body = fault.status, fault.body()
+            else:
+                self._check_channel(call)
+                status, body = await self._respond(call)
         except HTTPError as e:
             status, body = e.status, e.body
         call.status, call.response = status, body
@@ -464,7 +628,7 @@ class Backend:
 
     # ------------------------------------------------------------------ built-in routes
     def _builtin_routes(self) -> list[tuple[str, re.Pattern[str], Handler]]:
-        r = [
+        r: list[tuple[str, str, Handler]] = [
             ("GET", "/users/@me", lambda c: self.world.bot_user.user_payload()),
             ("GET", "/oauth2/applications/@me", lambda c: self.world.application_payload()),
             ("GET", "/applications/{app}/commands", self._get_commands),
@@ -489,6 +653,7 @@ class Backend:
             ("PUT", r"^/channels/\d+/thread-members/.*$", lambda c: None),
             ("POST", "/channels/{cid}/typing", lambda c, cid: None),
             ("GET", "/channels/{cid}", self._get_channel),
+            ("PATCH", "/channels/{cid}", self._edit_channel),
             ("POST", "/users/@me/channels", self._create_dm),
             ("GET", "/users/{uid}", self._get_user),
             ("GET", "/guilds/{gid}/members/{uid}", self._get_member),
@@ -678,6 +843,7 @@ class Backend:
             auto_archive_duration=int(body.get("auto_archive_duration") or 1440),
         )
         self.threads[int(thread["id"])] = thread
+        self.world.thread_parents[int(thread["id"])] = int(cid)
         if "message" in body:  # forum post
             first = self._new_message(call, int(thread["id"]), body["message"], None)
             thread["message"] = first
@@ -690,10 +856,31 @@ class Backend:
             raise HTTPError(404, "Unknown Channel", 10003)
         return found
 
+    def _edit_channel(self, call: Call, cid: str) -> dict[str, Any]:
+        c = int(cid)
+        thread = self.threads.get(c)
+        if thread is None:
+            found = self.world.channels.get(c)
+            if found is None:
+                raise HTTPError(404, "Unknown Channel", UNKNOWN_CHANNEL)
+            found.update({k: v for k, v in (call.json or {}).items() if k in ("name", "topic")})
+            return found
+        body = call.json or {}
+        meta = thread["thread_metadata"]
+        if meta.get("locked") and ("archived" in body or "locked" in body):
+            # reopening a locked thread takes Manage Threads, which the bot is not given
+            raise HTTPError(403, "Missing Permissions", MISSING_PERMISSIONS)
+        for key in ("archived", "locked", "auto_archive_duration", "invitable"):
+            if key in body:
+                meta[key] = body[key]
+        if "name" in body:
+            thread["name"] = body["name"]
+        return thread
+
     def _create_dm(self, call: Call) -> dict[str, Any]:
         uid = int(call.json["recipient_id"])
         user = self.world.users.get(uid) or pl.FakeUser(uid, f"user{uid}")
-        ch = {
+        ch: dict[str, Any] = {
             "id": str(pl.snowflake()),
             "type": 1,
             "last_message_id": None,

@@ -287,12 +287,12 @@ def raise_for_status(status: int, body: Any) -> None:
 
     resp = _Resp()
     if status == 403:
-        raise discord.Forbidden(resp, body)  # type: ignore[arg-type]
+        raise discord.Forbidden(resp, body)
     if status == 404:
-        raise discord.NotFound(resp, body)  # type: ignore[arg-type]
+        raise discord.NotFound(resp, body)
     if status >= 500:
-        raise discord.DiscordServerError(resp, body)  # type: ignore[arg-type]
-    raise discord.HTTPException(resp, body)  # type: ignore[arg-type]
+        raise discord.DiscordServerError(resp, body)
+    raise discord.HTTPException(resp, body)
 
 
 __all__ = [

@@ -171,6 +171,9 @@ class World:
     users: dict[int, FakeUser] = field(default_factory=dict)
     default_channel_id: int = GENERAL_CHANNEL_ID
     locale: str = "en-US"
+    # permissions taken from the bot per channel (its threads follow it): Backend.revoke
+    revoked: dict[int, int] = field(default_factory=dict)
+    thread_parents: dict[int, int] = field(default_factory=dict)  # thread id -> channel id
 
     @classmethod
     def default(cls) -> World:
@@ -231,6 +234,13 @@ class World:
         if value & P(administrator=True).value:
             return P.all().value
         return value
+
+    def bot_permissions_in(self, channel_id: int, parent_id: int | None = None) -> int:
+        """The bot's permissions in a channel or thread, less those revoked there (or in the
+        thread's parent channel)."""
+        parent = parent_id or self.thread_parents.get(int(channel_id))
+        revoked = self.revoked.get(int(channel_id), 0) | self.revoked.get(parent or 0, 0)
+        return BOT_PERMISSIONS & ~revoked
 
     # -- payloads
     def member_payload(self, user: FakeUser | int, *, with_user: bool = True) -> dict[str, Any]:
@@ -498,7 +508,7 @@ def thread_payload(
 
 def interaction_channel_payload(world: World, channel_id: int) -> dict[str, Any]:
     ch = dict(world.channels.get(channel_id) or text_channel_payload(channel_id, "unknown"))
-    ch["permissions"] = str(BOT_PERMISSIONS)
+    ch["permissions"] = str(world.bot_permissions_in(channel_id))
     return ch
 
 
@@ -528,7 +538,7 @@ def _interaction_base(
         "entitlements": [],
         "entitlement_sku_ids": [],
         "attachment_size_limit": 10 * 1024 * 1024,
-        "app_permissions": str(BOT_PERMISSIONS),
+        "app_permissions": str(world.bot_permissions_in(channel_id)),
         "channel": interaction_channel_payload(world, channel_id),
         "channel_id": str(channel_id),
     }

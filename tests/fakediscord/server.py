@@ -43,13 +43,19 @@ from .base import (
 
 
 def _json_response(status: int, body: Any) -> web.Response:
+    # Discord answers through Google's front end; discord.py takes a 429 without `Via` for a
+    # Cloudflare ban and gives up instead of waiting `retry_after`.
+    headers = {"Via": "1.1 google"}
     if status == 204 or body is None:
-        return web.Response(status=204)
+        return web.Response(status=204, headers=headers)
+    if status == 429 and isinstance(body, dict) and "retry_after" in body:
+        headers["Retry-After"] = str(max(1, round(float(body["retry_after"]))))
+        headers["X-RateLimit-Scope"] = "global" if body.get("global") else "user"
     # discord.py only parses JSON when Content-Type is exactly "application/json"
     return web.Response(
         status=status,
         body=json.dumps(body).encode(),
-        headers={"Content-Type": "application/json"},
+        headers={**headers, "Content-Type": "application/json"},
     )
 
 
@@ -74,7 +80,12 @@ class FakeDiscord(InteractionAPI):
         self.gateway_query: dict[str, str] = {}  # e.g. {"v": "10", "compress": "zstd-stream"}
         self.gateway_received: list[dict[str, Any]] = []  # every frame the client sent
         self.heartbeats = 0
-        self.bot: discord.Client | None = None
+        self.resumes = 0  # RESUMEs accepted (the session went on, missed events replayed)
+        self.session_id: str | None = None  # the gateway session of the last IDENTIFY
+        self._sent: list[dict[str, Any]] = []  # this session's dispatches, for a RESUME
+        self._dropped = False  # drop_gateway() until the client is back
+        self._hold: asyncio.Event | None = None
+        self.bot: discord.Client | None = None  # type: ignore[assignment]  # until running()
         self._runner: web.AppRunner | None = None
         self._ws: web.WebSocketResponse | None = None
         self._ws_ready = asyncio.Event()
@@ -165,14 +176,45 @@ class FakeDiscord(InteractionAPI):
 
     # ------------------------------------------------------------------ gateway
     async def push(self, event: str, data: dict[str, Any]) -> None:
-        """Send a gateway DISPATCH (op 0) event to the connected client."""
+        """Send a gateway DISPATCH (op 0) event to the connected client. While the
+        connection is dropped (:meth:`drop_gateway`), the event joins the session and
+        reaches the client when it RESUMEs, as Discord replays missed events."""
+        if self._dropped:
+            self._seq += 1
+            self._sent.append(pl.gateway_dispatch(event, data, self._seq))
+            return
         await asyncio.wait_for(self._ws_ready.wait(), self.timeout)
         assert self._ws is not None
         await self._dispatch(self._ws, event, data)
 
     async def _dispatch(self, ws: web.WebSocketResponse, event: str, data: dict[str, Any]) -> None:
         self._seq += 1
-        await ws.send_str(json.dumps(pl.gateway_dispatch(event, data, self._seq)))
+        frame = pl.gateway_dispatch(event, data, self._seq)
+        self._sent.append(frame)
+        await ws.send_str(json.dumps(frame))
+
+    @property
+    def session_events(self) -> list[dict[str, Any]]:
+        """The dispatch frames of the current gateway session (what a RESUME may replay)."""
+        return list(self._sent)
+
+    async def drop_gateway(
+        self, code: int = 4000, *, wait: bool = True, hold: asyncio.Event | None = None
+    ) -> None:
+        """Close the gateway connection from Discord's side, as a network blip or a gateway
+        restart does (code 4000 "unknown error": the client may RESUME). With ``wait``,
+        return once the client is back (RESUMEd or IDENTIFYed again). Events pushed
+        meanwhile are replayed by the RESUME; ``hold`` keeps the client waiting for the
+        RESUME's answer until it is set (so that a test can push events meanwhile)."""
+        ws = self._ws
+        assert ws is not None, "no gateway connection"
+        self._ws_ready.clear()
+        self._ws = None
+        self._dropped = True
+        self._hold = hold
+        await ws.close(code=code, message=b"dropped by the fake")
+        if wait:
+            await asyncio.wait_for(self._ws_ready.wait(), self.timeout)
 
     async def _gateway(self, request: web.Request) -> web.StreamResponse:
         ws = web.WebSocketResponse(max_msg_size=0)
@@ -180,7 +222,6 @@ class FakeDiscord(InteractionAPI):
         self.gateway_query = dict(request.query)
         self._ws_ready.clear()  # a new client takes over: nothing is pushed until it IDENTIFYs
         self._ws = ws
-        self._seq = 0
         await ws.send_str(
             json.dumps({"op": 10, "d": {"heartbeat_interval": self.heartbeat_interval_ms}})
         )
@@ -196,15 +237,34 @@ class FakeDiscord(InteractionAPI):
                     await ws.send_str(json.dumps({"op": 11}))
                 elif op == 2:
                     self.identify = frame.get("d")
+                    self._seq = 0  # a new session: what the old one missed is lost
+                    self._sent = []
+                    self._dropped = False
+                    self.session_id = f"fake-session-{len(self.gateway_received)}"
                     # READY and GUILD_CREATE go to *this* socket before push() may use it, so
                     # nothing can overtake them (also after a reconnect of a restarted client).
-                    ready = self.world.ready_payload(resume_url=self.gateway_url)
+                    ready = self.world.ready_payload(
+                        session_id=self.session_id, resume_url=self.gateway_url
+                    )
                     await self._dispatch(ws, "READY", ready)
                     await self._dispatch(ws, "GUILD_CREATE", self.world.guild_payload())
                     if self._ws is ws:
                         self._ws_ready.set()
-                elif op == 6:  # RESUME: we keep no session, ask for a fresh IDENTIFY
-                    await ws.send_str(json.dumps({"op": 9, "d": False}))
+                elif op == 6:  # RESUME: replay what the client missed, or ask for IDENTIFY
+                    d = frame.get("d") or {}
+                    if self._ws is not ws or d.get("session_id") != self.session_id:
+                        await ws.send_str(json.dumps({"op": 9, "d": False}))
+                        continue
+                    if self._hold is not None:
+                        await asyncio.wait_for(self._hold.wait(), self.timeout)
+                        self._hold = None
+                    self._dropped = False
+                    missed = [f for f in self._sent if f["s"] > int(d.get("seq") or 0)]
+                    for missed_frame in missed:
+                        await ws.send_str(json.dumps(missed_frame))
+                    await self._dispatch(ws, "RESUMED", {})
+                    self.resumes += 1
+                    self._ws_ready.set()
         finally:
             # an old connection closing late must not unready its replacement
             if self._ws is ws:
@@ -222,7 +282,8 @@ class FakeDiscord(InteractionAPI):
             form = await request.post()
             for name, value in form.items():
                 if name == "payload_json":
-                    body = json.loads(value if isinstance(value, str) else value.file.read())
+                    raw = value.file.read() if isinstance(value, web.FileField) else value
+                    body = json.loads(raw)
                 elif isinstance(value, web.FileField):
                     files.append(
                         SentFile(
