@@ -67,6 +67,12 @@ class Table(LifeCycle):
         # The event lines of a move's sub-steps, shown in its prompt until the move's board
         # is posted with them all (kept in memory: after a restart, recovery replays the log).
         self._move_lines: dict[int, list[str]] = {}
+        # a prompt edited with its move's first steps: (message, its text without them), so
+        # that the steps are told once, in the move's message, when the move is over
+        self._prompt_base: dict[int, tuple[int, str]] = {}
+        # the lines a prompt opens with (a move with no picture of its own), kept through its
+        # edits (not known after a restart: an edit then shows the steps without them)
+        self._opening: dict[int, list[str]] = {}
         self._deadlines: dict[int, float | None] = {}  # game id -> its turn timeout
         self._frames: dict[int, list[Frame]] = {}  # pictures due at the next publish
         self._acted: dict[int, set[int]] = {}  # seats that acted in the activation under way
@@ -537,7 +543,15 @@ class Table(LifeCycle):
     def forget(self, game_id: int) -> None:
         """A game is over: what this process kept in memory for it goes (memory stays flat
         with the number of finished games)."""
-        for kept in (self._move_lines, self._deadlines, self._frames, self._acted, self._shown):
+        for kept in (
+            self._move_lines,
+            self._prompt_base,
+            self._opening,
+            self._deadlines,
+            self._frames,
+            self._acted,
+            self._shown,
+        ):
             kept.pop(game_id, None)
 
     def _seen(self, loaded: Loaded) -> Loaded:
@@ -565,7 +579,7 @@ class Table(LifeCycle):
         frames = self._frames.pop(record.id, []) if frames is None else frames
         channel = await self.channel_of(record)
         if not posted:
-            await self.strip_prompt(channel, record.prompt_message_id)
+            await self.strip_prompt(channel, record.prompt_message_id, record.id)
         # Frames the race's settings skip lend their lines to the next one shown; those of
         # skipped frames at the end stay with the events the caller tells in words.
         shown_frames: list[tuple[Frame, list[str]]] = []
@@ -598,12 +612,17 @@ class Table(LifeCycle):
         shown = {id(e) for frame in told for e in frame.events}
         return [e for e in events if id(e) not in shown], head
 
-    async def strip_prompt(self, channel: Any, message_id: int | None) -> None:
-        """A superseded prompt loses its buttons (it may have been deleted: no matter)."""
+    async def strip_prompt(
+        self, channel: Any, message_id: int | None, game_id: int | None = None
+    ) -> None:
+        """A superseded prompt loses its buttons (it may have been deleted: no matter), and
+        the move's first steps it showed (the move's message tells them)."""
         if message_id is None:
             return
+        base = self._prompt_base.pop(game_id, None) if game_id is not None else None
+        content = {"content": base[1]} if base is not None and base[0] == message_id else {}
         try:
-            await channel.get_partial_message(message_id).edit(view=None)
+            await channel.get_partial_message(message_id).edit(view=None, **content)
         except (discord.HTTPException, NotPosted) as exc:  # its buttons answer "out of date"
             log.info("could not strip the old prompt %s: %s", message_id, exc)
 
@@ -644,7 +663,7 @@ class Table(LifeCycle):
         text = _clip("\n".join(lines)) or presenter.summary(loaded)
         if loaded.game.is_terminal(loaded.state):
             if not pictured:
-                await self.strip_prompt(channel, record.prompt_message_id)
+                await self.strip_prompt(channel, record.prompt_message_id, record.id)
                 boards = _images(presenter.board(self._seen(loaded), None))
                 await channel.send(text, files=await draw(boards), allowed_mentions=MENTION_NONE)
             elif lines:  # the last frame showed the finish; what followed it, in words
@@ -662,12 +681,15 @@ class Table(LifeCycle):
             so_far = self._move_lines.setdefault(record.id, [])
             so_far += lines
             try:
+                opening = self._opening.get(record.id, [])
                 await channel.get_partial_message(record.prompt_message_id).edit(
-                    content=_clip("\n".join([*so_far, prompt.content])),
+                    content=_clip("\n".join([*opening, *so_far, prompt.content])),
                     view=view_of(*prompt.items[:25]),
                     attachments=await draw(prompt.images),
                     allowed_mentions=MENTION_NONE,
                 )
+                base = _clip("\n".join([*opening, prompt.content]))
+                self._prompt_base[record.id] = (record.prompt_message_id, base)
                 await self.store.update_game(record.id, published_seq=record.seq)
                 return
             except NotPosted:
@@ -675,10 +697,10 @@ class Table(LifeCycle):
                 raise
             except discord.NotFound:
                 log.info("prompt of game %s was deleted; posting a new one", record.id)
-                text = _clip("\n".join(self._move_lines.pop(record.id, [])))
-                text = text or presenter.summary(loaded)
+                lines = self._move_lines.pop(record.id, [])
+                text = _clip("\n".join(lines)) or presenter.summary(loaded)
         if not pictured:  # stripped before the frames
-            await self.strip_prompt(channel, record.prompt_message_id)
+            await self.strip_prompt(channel, record.prompt_message_id, record.id)
         boards = (
             []
             if pictured
@@ -686,22 +708,28 @@ class Table(LifeCycle):
         )
         # The board and the prompt's images are drawn at once (Pillow lets go of the GIL).
         board_files, prompt_files = await asyncio.gather(draw(boards), draw(prompt.images))
-        if board_files or lines:  # the prompt below says where the race stands
-            try:
+        # Without a board the lines open the prompt itself (no message of a lone line).
+        opening = [] if board_files else lines
+        told = False
+        try:
+            if board_files:  # the prompt below says where the race stands
                 await channel.send(text, files=board_files, allowed_mentions=MENTION_NONE)
-            except NotPosted:
-                # Not shown: the lines before this action's events wait for the next post
-                # (its events are replayed from the log then: published_seq stays behind).
+                told = True
+            if boards:
+                self._shown[record.id] = loaded.state
+            message = await channel.send(
+                _clip("\n".join([*opening, prompt.content])),
+                view=view_of(*prompt.items[:25]),
+                files=prompt_files,
+                allowed_mentions=mention_only(*prompt.pings),
+            )
+        except NotPosted:
+            # Not shown: the lines before this action's events wait for the next post
+            # (its events are replayed from the log then: published_seq stays behind).
+            if not told:
                 self._move_lines[record.id] = [*head, *self._move_lines.get(record.id, [])]
-                raise
-        if boards:
-            self._shown[record.id] = loaded.state
-        message = await channel.send(
-            prompt.content,
-            view=view_of(*prompt.items[:25]),
-            files=prompt_files,
-            allowed_mentions=mention_only(*prompt.pings),
-        )
+            raise
+        self._opening[record.id] = opening
         await self.store.update_game(
             record.id, published_seq=record.seq, prompt_message_id=message.id
         )

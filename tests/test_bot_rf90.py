@@ -88,18 +88,23 @@ async def test_a_whole_race_decided_in_the_cockpit(tmp_path: Path, track: str) -
             state, events, frames = game.apply_frames(state, game.parse_action(done.action_json))
             activations += len(frames)
             told += [e.text for e in events if e.text]
-        # The thread tells what happened in the order it happened (prompts aside, which
-        # show a move's first steps until its message): every driver's line, none after
-        # the pictures of a later activation.
+        # The thread tells what happened once and in the order it happened (a prompt
+        # that showed a move's first steps gives them back to the move's message): every
+        # driver's line, none after the pictures of a later activation. Lines with no
+        # picture of their own open the next prompt: no message of a lone line.
         lines = [
             line
             for m in public
-            if "· decide <t:" not in str(m.get("content"))
             for line in str(m.get("content")).splitlines()
             if line in told
         ]
         rest = iter(told)
         assert all(line in rest for line in lines)  # a subsequence: in the same order
+        assert not [
+            m["content"]
+            for m in public
+            if not m.get("attachments") and str(m.get("content")).startswith("Section ")
+        ]
         drivers = [t for t in told if t.startswith(("alice", "bob"))]
         assert drivers and all(t in lines for t in drivers)
         posts = [
