@@ -304,6 +304,39 @@ class RobotTable(Model):
     colours: dict[str, str]
 
 
+class RobotField(Model):
+    """The robot data of one field (a track and a number of player seats) that differs from
+    `rules.json`'s robots: the robot speeds and corner bonuses, and how often robots run wide
+    (`off_track.robot_mistake_from`). Paddock rule, tuned by simulation (docs/rules/rf90.md,
+    "Balance")."""
+
+    speed: dict[str, int] = Field(default_factory=dict)
+    corner_bonus: dict[str, int] = Field(default_factory=dict)
+    mistake_from: int | None = Field(default=None, ge=1, le=100)
+
+
+class RobotBalance(Model):
+    """`robot_balance.json`: per track, per number of player seats (1-6), the robot data that
+    makes a strong seat beat the SuperFast robots in 30-50% of races (Paddock rule)."""
+
+    source: str
+    method: str
+    fields: dict[str, dict[int, RobotField]]
+
+    @model_validator(mode="after")
+    def _known(self) -> RobotBalance:
+        for name, by_players in self.fields.items():
+            if name not in TRACKS:
+                raise ValueError(f"robot_balance: unknown track {name!r}")
+            for n, f in by_players.items():
+                if not 1 <= n <= 6:
+                    raise ValueError(f"robot_balance: {name} has {n} player seats (1-6)")
+                for robot in (*f.speed, *f.corner_bonus):
+                    if robot not in ("slow", "fast", "superfast"):
+                        raise ValueError(f"robot_balance: unknown robot {robot!r}")
+        return self
+
+
 class FuelTable(Model):
     source: str
     turns: dict[int, int]
@@ -396,6 +429,36 @@ class RuleTables(Model):
 @cache
 def tables() -> RuleTables:
     return RuleTables.model_validate(_read("rules.json"))
+
+
+@cache
+def robot_balance() -> RobotBalance:
+    return RobotBalance.model_validate(_read("robot_balance.json"))
+
+
+def race_tables(track_name: str, players: int) -> RuleTables:
+    """The rule tables of a race at `track_name` with `players` player seats: `tables()` with
+    that field's robot speeds, corner bonuses and robot mistakes (`robot_balance.json`; 0 player
+    seats count as 1, as for the robots' numbers)."""
+    return _race_tables(track_name, max(1, min(players, 6)))
+
+
+@cache
+def _race_tables(track_name: str, players: int) -> RuleTables:
+    base = tables()
+    field = robot_balance().fields.get(track_name, {}).get(players)
+    if field is None:
+        return base
+    robots = base.robots.model_copy(
+        update={
+            "speed": {**base.robots.speed, **field.speed},
+            "corner_bonus": {**base.robots.corner_bonus, **field.corner_bonus},
+        }
+    )
+    off_track = base.off_track
+    if field.mistake_from is not None:
+        off_track = off_track.model_copy(update={"robot_mistake_from": field.mistake_from})
+    return base.model_copy(update={"robots": robots, "off_track": off_track})
 
 
 @cache

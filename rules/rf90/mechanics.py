@@ -22,7 +22,9 @@ class Ctx:
         self.s = state
         self.track = cat.track(state.track, state.race_turns)
         self.cards = cat.cards(state.track)
-        self.tables = cat.tables()
+        # the robot data of this field: track and player seats (docs/rules/rf90.md, "Balance")
+        seats = sum(1 for c in state.cars if c.seat is not None)
+        self.tables = cat.race_tables(state.track, seats)
         self.events: list[Event] = []
         # (section, state) as each section activation ends, when watched (pictures)
         self.activations: list[tuple[int, RF90State]] | None = [] if watch else None

@@ -283,7 +283,7 @@ class _Turn:
         if off is None:
             return 0.0
         ahead = (off.reentry - self.car.section) % self.track.length
-        value = ahead - 1 - off.penalty
+        value: float = ahead - 1 - off.penalty
         value -= off.cost.tyres * self.chip_value(self.car.chips - off.cost.tyres)
         value -= self.damage_cost(off.cost.damage) + off.cost.cards * self.lowest
         if self.car.fuel_turn <= self.state.turn + 1:
@@ -295,9 +295,10 @@ class _Turn:
         car now, less the cards, chips and damage it spends, plus the cards it draws."""
         car, traj, info = self.car, self.traj, self.info
         played = [info[c] for c in o["cards"]]
-        use = o["use_trajectory"] and self.claimable is not None
-        if use:
-            use = any(c[6] in self.claimable for c in played)
+        claimable = self.claimable
+        use = bool(o["use_trajectory"]) and claimable is not None
+        if use and claimable is not None:
+            use = any(c[6] in claimable for c in played)
         cost = self.sharp_cost if use else None
         asked = sum(c[2] for c in played) + (cost.tyres if cost else 0)
         due = asked - (1 if self.save_tyres and asked else 0)
@@ -504,7 +505,7 @@ def _duel(state: RF90State, car: Car, legal: list[Action]) -> Action:
     cards = cat.cards(state.track)
     if not last:
         return next(a for a in legal if isinstance(a, DuelCards) and not a.cards)
-    return _best(legal, lambda a: sum(cards[c].mp for c in a.cards))  # type: ignore[attr-defined]
+    return _best(legal, lambda a: sum(cards[c].mp for c in a.cards))
 
 
 def _phase_a(game: RF90, state: RF90State, seat: int, legal: list[Action]) -> Action:
