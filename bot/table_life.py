@@ -558,6 +558,24 @@ class LifeCycle:
         if loaded.record.status == "running" and seat in presenter.waiting_seats(loaded.state):
             await self.advance(loaded, [], key_before=presenter.move_key(loaded.state))
 
+    async def repost_lobby(self, interaction: discord.Interaction, record: GameRecord) -> None:
+        """`/<game> status` before the start: the lobby posted again (the old message loses
+        its buttons; a moderator may have deleted it)."""
+        await interaction.response.send_message("The lobby, below:", ephemeral=True)
+        async with self.lock(record.id):
+            record = await self.store.load_game(record.id)
+            if record.status != "lobby":
+                return
+            presenter = self.presenter(record)
+            channel = await self.channel_of(record)
+            await self.strip_prompt(channel, record.status_message_id)
+            message = await channel.send(
+                embed=self.lobby_embed(record, await self.store.seats(record.id)),
+                view=self.lobby_view(presenter, record),
+                allowed_mentions=MENTION_NONE,
+            )
+            await self.store.update_game(record.id, status_message_id=message.id)
+
     async def status(self, interaction: discord.Interaction, record: GameRecord) -> None:
         """Repost the live state: board, whose turn, deadline, and the prompt at the bottom
         (after the moves a failed post did not show, told as they would have been)."""

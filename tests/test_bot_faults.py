@@ -700,6 +700,69 @@ async def test_pit_formula_race_message_deleted_status_posts_it_again(tmp_path: 
         assert state.results[0].cars[0].took_flag is not None  # race 1 scored, Alice's flag
 
 
+async def test_pit_formula_race_message_deleted_comes_back_at_the_next_move(
+    tmp_path: Path,
+) -> None:
+    """The race message is edited as crews lay tokens; deleted by a moderator, the next edit
+    posts it again (with its buttons) instead of logging a failure every time."""
+    from tests.test_bot_pitformula import first_tyre
+
+    async with bot_on_fake(tmp_path) as (fd, logs):
+        await fd.slash("pit", "start", players=f"<@{BOB.id}>", races=2, user=ALICE)
+        (record,) = [g for g in await fd.bot.store.list_games() if g.kind == "pitformula"]  # type: ignore[union-attr]
+        await until(lambda: _running(fd, record.id))
+        live = await until(lambda: _live_message(fd, record.id))
+        await fd.click(f"pd:pit:{record.id}:cards", user=ALICE)
+        await fd.click(f"pd:pit:{record.id}:reveal:t1", user=ALICE)
+        await asyncio.sleep(0.1)  # that edit of the race message is done
+        fd.backend.delete_message(int(live))
+        state = get_game("pitformula").load_state((await record_of(fd, record.id)).state_json)
+        laid = await fd.slash("pit", "fix", part="t1", tokens=first_tyre(state), user=ALICE)
+        assert laid.response.ephemeral and "laid on" in (laid.response.content or "")
+        again = await until(lambda: _live_message(fd, record.id))
+        assert again != live
+        message = fd.backend.messages[int(again)]
+        assert "race message was deleted; carry on" in message["content"]
+        assert f"pd:pit:{record.id}:flag" in str(message.get("components"))
+        assert not [line for line in logs.lines() if "could not edit" in line]
+
+
+async def test_pit_formula_time_up_without_send_messages_is_a_warning(tmp_path: Path) -> None:
+    """The solo stopwatch runs out in a channel the bot can no longer post in: the race is
+    scored and stored, a WARNING says why nothing was shown (no ERROR traceback)."""
+    async with bot_on_fake(tmp_path) as (fd, logs):
+        await fd.slash("pit", "solo", rival="rookie", races=2, user=ALICE)
+        (record,) = [g for g in await fd.bot.store.list_games() if g.kind == "pitformula"]  # type: ignore[union-attr]
+        await until(lambda: _running(fd, record.id))
+        fd.backend.revoke(GENERAL_CHANNEL_ID, "send_messages")
+        timers = await fd.bot.store.timers(record.id)  # type: ignore[union-attr]
+        (timer,) = [t for t in timers if t.event == "pit_time_up"]
+        fd.bot.dispatch("pit_time_up_timer_complete", timer)
+
+        async def scored() -> bool:
+            state = get_game("pitformula").load_state((await record_of(fd, record.id)).state_json)
+            return bool(state.results)
+
+        await until(scored)
+        await until(lambda: any("Send Messages" in line for line in logs.lines()))
+
+
+async def test_a_deleted_lobby_message_comes_back_with_status(tmp_path: Path) -> None:
+    async with bot_on_fake(tmp_path) as (fd, _):
+        payload = fd.slash_payload("rf90", "new", track="barcelona", user=ALICE)
+        await fd.dispatch(payload)
+        (gid,) = [g.id for g in await fd.bot.store.list_games()]  # type: ignore[union-attr]
+        record = await record_of(fd, gid)
+        thread = thread_here(fd, record.thread_id)
+        fd.backend.delete_message(int(record.status_message_id))
+        asked = await fd.slash("rf90", "status", user=BOB, channel_id=thread)
+        assert asked.response.ephemeral
+        again = (await record_of(fd, gid)).status_message_id
+        assert again != record.status_message_id and int(again) in fd.backend.messages
+        await fd.click(f"pd:rf90:{gid}:join", user=BOB, message_id=int(again))
+        assert [s.user_id for s in await fd.bot.store.seats(gid)] == [ALICE.id, BOB.id]  # type: ignore[union-attr]
+
+
 async def _live_message(fd: FakeDiscord, gid: int) -> Any:
     record = await record_of(fd, gid)
     mid = record.status_message_id

@@ -23,6 +23,7 @@ from discord.ext import commands
 from bot.autocomplete import league_option
 from bot.cogs.table_commands import TableCog
 from bot.components import button, human_seat, shown, view_of
+from bot.errors import NotPosted
 from bot.league_tables import league_round_for_game
 from bot.presenter import Image, Loaded, Presenter
 from bot.table import draw
@@ -209,6 +210,8 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         async def guarded() -> None:
             try:
                 await coro
+            except NotPosted as exc:  # stored; `/pit status` shows it once Discord lets us
+                log.warning("%s: %s (%s)", name, exc.message, exc.cause)
             except Exception:  # a background task: log, never lose it silently
                 log.exception("%s failed", name)
 
@@ -575,8 +578,17 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
                     attachments=await draw([_table_image(state)]),
                     allowed_mentions=MENTION_NONE,
                 )
-            except discord.HTTPException:
-                log.warning("could not edit the race message of game %s", game_id, exc_info=True)
+            except discord.NotFound:  # a moderator deleted it: the race goes on in a new one
+                heading = "**Go!** (the race message was deleted; carry on)\n"
+                try:
+                    async with self.table.lock(game_id):
+                        await self.post_race_message(await self.table.load(game_id), heading)
+                except (NotPosted, discord.HTTPException) as exc:
+                    log.warning("could not repost the race message of game %s: %s", game_id, exc)
+            except NotPosted as exc:
+                log.warning("game %s: %s (%s)", game_id, exc.message, exc.cause)
+            except discord.HTTPException as exc:
+                log.warning("could not edit the race message of game %s: %s", game_id, exc)
 
     async def close_race(self, loaded: Loaded[PitFormulaState]) -> None:
         """The race just scored: its message says so and loses its buttons, the stopwatch
@@ -679,9 +691,12 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             before = loaded
             action = TimeUp(seat=loaded.game.to_act(state)[0], at_ms=state.race.deadline_ms or 0)
             loaded, _ = await self.table.commit(loaded, action, actor="stopwatch")
-        channel = await self.table.channel_of(loaded.record)
-        await channel.send("⏱ The Rival's stopwatch ran out!")
-        await self.after_race(loaded, before.state)
+        try:
+            channel = await self.table.channel_of(loaded.record)
+            await channel.send("⏱ The Rival's stopwatch ran out!")
+            await self.after_race(loaded, before.state)
+        except NotPosted as exc:  # scored and stored: `/pit status` shows it
+            await self.table.not_shown(loaded.id, exc)
 
 
 def _table_image(state: PitFormulaState) -> Image:

@@ -40,7 +40,12 @@ class TableCog(commands.GroupCog):
 
     @app_commands.command(name="status", description="Repost the race as it stands here")
     async def status(self, interaction: discord.Interaction) -> None:
-        record = await self.table.game_here(interaction, self.presenter)
+        record = await self.table.game_here(interaction, self.presenter, running=False)
+        if record.status == "lobby":  # e.g. its message deleted: the lobby again, below
+            await self.table.repost_lobby(interaction, record)
+            return
+        if record.status != "running":
+            raise PaddockError(f"This {self.presenter.noun} is over: nothing to repost.")
         await self.table.status(interaction, record)
 
     @app_commands.command(name="log", description="The last actions of this race, in words")
