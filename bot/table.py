@@ -406,9 +406,9 @@ class Table(LifeCycle):
                     "autopilot:" + str(driver.user_id) if driver and driver.autopilot else "robot"
                 )
                 action, by_robot = loaded.game.robot_action(state, seat), True
-            state, new, shown = presenter.apply(loaded.game, state, action)
+            state, new, pictured = presenter.apply(loaded.game, state, action)
             at_chain = len(lead) + len(chain)
-            frames += [(label, at, at_chain + upto, len(steps)) for label, at, upto in shown]
+            frames += [(label, at, at_chain + upto, len(steps)) for label, at, upto in pictured]
             chain += new
             steps.append((actor, action, by_robot))
         if steps:
@@ -682,14 +682,16 @@ class Table(LifeCycle):
             so_far += lines
             try:
                 opening = self._opening.get(record.id, [])
-                await channel.get_partial_message(record.prompt_message_id).edit(
+                prompt_id = record.prompt_message_id
+                assert prompt_id is not None  # a sub-step edits the prompt there is
+                await channel.get_partial_message(prompt_id).edit(
                     content=_clip("\n".join([*opening, *so_far, prompt.content])),
                     view=view_of(*prompt.items[:25]),
                     attachments=await draw(prompt.images),
                     allowed_mentions=MENTION_NONE,
                 )
                 base = _clip("\n".join([*opening, prompt.content]))
-                self._prompt_base[record.id] = (record.prompt_message_id, base)
+                self._prompt_base[record.id] = (prompt_id, base)
                 await self.store.update_game(record.id, published_seq=record.seq)
                 return
             except NotPosted:

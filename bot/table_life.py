@@ -4,7 +4,7 @@ autopilot, idle races): the half of `Table` that opens, times and ends games."""
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import discord
 
@@ -18,7 +18,13 @@ from store.errors import NotFound
 from store.models import GameRecord, Seat, Timer
 
 if TYPE_CHECKING:
-    pass
+    import asyncio
+
+    from bot.client import PaddockBot
+    from bot.table import Table
+    from rules.base import Action, GameState
+    from store import Store, play
+    from store.models import TimerSpec
 
 log = logging.getLogger("paddock.table")
 MENTION_NONE = discord.AllowedMentions.none()
@@ -37,6 +43,65 @@ def mention_only(*user_ids: int | None) -> discord.AllowedMentions:
 class LifeCycle:
     """Mixed into `Table`: uses its store, locks, load, presenters and publish."""
 
+    if TYPE_CHECKING:  # what `Table` provides (bot/table.py), for the type checker
+        bot: PaddockBot
+        presenters: dict[str, Presenter[Any]]
+        _shown: dict[int, GameState]
+
+        @property
+        def store(self) -> Store: ...
+        def presenter(self, record: GameRecord) -> Presenter[Any]: ...
+        def lock(self, game_id: int) -> asyncio.Lock: ...
+        async def load(self, game_id: int) -> Loaded[Any]: ...
+        async def require_manager(
+            self, interaction: discord.Interaction, record: GameRecord, what: str
+        ) -> None: ...
+        async def channel_of(self, record: GameRecord) -> Any: ...
+        def timers_for(
+            self,
+            before: Loaded[Any],
+            state: GameState,
+            now: float,
+            *,
+            human: bool = False,
+            fresh: bool = False,
+        ) -> list[TimerSpec] | None: ...
+        async def strip_prompt(
+            self, channel: Any, message_id: int | None, game_id: int | None = None
+        ) -> None: ...
+        def armed(self, game_id: int, timers: list[TimerSpec] | None) -> list[TimerSpec] | None: ...
+        async def advance(
+            self,
+            loaded: Loaded[Any],
+            events: list[Event],
+            *,
+            key_before: Any,
+            start: bool = False,
+            notes: list[str] | None = None,
+        ) -> Loaded[Any]: ...
+        @staticmethod
+        def robot_drives(loaded: Loaded[Any], seat: int) -> bool: ...
+        async def publish(
+            self,
+            loaded: Loaded[Any],
+            events: list[Event],
+            *,
+            key_before: Any,
+            start: bool = False,
+            notes: list[str] | None = None,
+            posted: bool = False,
+        ) -> None: ...
+        def forget(self, game_id: int) -> None: ...
+        async def commit(
+            self,
+            loaded: Loaded[Any],
+            action: Action,
+            actor: str,
+            *,
+            by_robot: bool = False,
+            human: bool = False,
+        ) -> tuple[Loaded[Any], play.Played]: ...
+
     # Lobby -----------------------------------------------------------------------------
 
     async def open_lobby(
@@ -53,7 +118,7 @@ class LifeCycle:
         """A new game's row and, for thread games, its thread; the lobby message with Join,
         Leave, Start and Cancel unless `lobby` is False (the caller starts it at once)."""
         assert interaction.guild is not None and interaction.channel is not None
-        channel = interaction.channel
+        channel: Any = interaction.channel
         if presenter.in_thread:
             if isinstance(channel, discord.Thread):
                 channel = channel.parent  # races get their own thread beside the current one
@@ -331,7 +396,7 @@ class LifeCycle:
         if interaction is not None and not interaction.response.is_done():
             record_now = loaded.record
             await edit_source(interaction, embed=self.lobby_embed(record_now, all_seats), view=None)
-        await presenter.begin(self, loaded)
+        await presenter.begin(cast("Table", self), loaded)
         return loaded
 
     # Timers ----------------------------------------------------------------------------
@@ -596,9 +661,9 @@ class LifeCycle:
         presenter = self.presenter(loaded.record)
         behind = (loaded.record.published_seq or 0) < loaded.record.seq
         if behind and presenter.turn_timers:
-            await presenter.recover(self, loaded)
+            await presenter.recover(cast("Table", self), loaded)
         else:
-            await presenter.repost(self, loaded)
+            await presenter.repost(cast("Table", self), loaded)
 
     # Faults ----------------------------------------------------------------------------
 
@@ -655,9 +720,9 @@ class LifeCycle:
                     or record.channel_id is None
                 ):
                     return
-                parent = self.bot.get_channel(record.channel_id) or await self.bot.fetch_channel(
+                parent: Any = self.bot.get_channel(
                     record.channel_id
-                )
+                ) or await self.bot.fetch_channel(record.channel_id)
                 name = f"{presenter.area.upper()} {presenter.noun} #{record.id}"
                 thread = await parent.create_thread(
                     name=name, type=discord.ChannelType.public_thread
