@@ -19,19 +19,77 @@ and the replay ("replay_s", "replay_bytes", "replay_frames"). Progress goes to s
 the test suite's fake Discord) to the persisted state and the rendered image.
 `calibration_ms` is a fixed pure-Python workload, so figures compare across machines as
 ratios. Needs the dev install (`make bench`), since the driver lives under tests/.
+
+"backend" names the database the bots and stores ran on: "sqlite" (a new file per part, the
+default) or "postgresql" (`--db postgresql://...`: a new schema per part on that server,
+dropped afterwards); "database" is where, without a password.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import sys
 import tempfile
 import time
+import uuid
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# The PostgreSQL server the bench runs on (`paddock bench --db postgresql://...`); None: a
+# SQLite file per part.
+DB_URL: str | None = None
+
+
+def backend() -> str:
+    return "sqlite" if DB_URL is None else "postgresql"
+
+
+@contextlib.asynccontextmanager
+async def bench_database(tmp: str, name: str) -> AsyncIterator[str]:
+    """A new, empty database of the backend under test, as a URL `open_store` and the
+    settings take: a SQLite file in `tmp`, or a schema of its own on the PostgreSQL server
+    (dropped at the end, so runs never see each other's rows)."""
+    if DB_URL is None:
+        yield f"sqlite:///{Path(tmp) / f'{name}.db'}"
+        return
+    import asyncpg
+
+    from store.errors import StoreUnavailable
+    from store.postgres_connection import fault_problem, redacted
+
+    schema = f"paddock_bench_{name}_{uuid.uuid4().hex[:8]}"
+    try:
+        conn = await asyncpg.connect(DB_URL, timeout=10)
+    except Exception as exc:  # the server named on the command line: one line, no traceback
+        problem = fault_problem(exc, timeout=10)
+        if problem is None:
+            raise
+        raise StoreUnavailable(redacted(DB_URL), problem) from exc
+    try:
+        await conn.execute(f"CREATE SCHEMA {schema}")
+    finally:
+        await conn.close()
+    try:
+        yield f"{DB_URL}{'&' if '?' in DB_URL else '?'}search_path={schema}"
+    finally:
+        conn = await asyncpg.connect(DB_URL, timeout=10)
+        try:
+            await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+        finally:
+            await conn.close()
+
+
+def bench_bot(url: str) -> Any:
+    """A bot for the in-process driver on the database `bench_database` gave."""
+    bot_helpers, _ = _driver_modules()
+    if url.startswith("sqlite:///"):
+        return bot_helpers.make_bot(Path(url.removeprefix("sqlite:///")))
+    return bot_helpers.make_bot(Path("unused.db"), database_url=url)
 
 
 def percentiles(samples_ms: list[float]) -> dict[str, float]:
@@ -110,37 +168,38 @@ async def bench_league(quick: bool) -> tuple[dict[str, Any], dict[str, Any]]:
     bot_helpers, fakediscord = _driver_modules()
     iterations = 25 if quick else 150
     with tempfile.TemporaryDirectory() as tmp:
-        bot = bot_helpers.make_bot(Path(tmp) / "bench.db")
-        async with fakediscord.InProcessDriver(bot, bot_helpers.world()) as driver:
-            await bot.images_warm  # as a running bot would have by now
-            guild = driver.world.guild_id
-            await _league_fixture(bot.store, guild, "Bench Cup", 10, 8)
-            moves = []
-            for _ in range(iterations):
-                start = time.perf_counter()
-                calls = await driver.slash("league", "standings", league="Bench Cup")
-                moves.append((time.perf_counter() - start) * 1000)
-                assert calls.files and calls.files[0].is_png
-            report = await standings_report(
-                bot.store, await bot.store.get_league(guild, "Bench Cup")
-            )
-            renders, png = [], b""
-            for _ in range(iterations):
-                start = time.perf_counter()
-                png = report.png()
-                renders.append((time.perf_counter() - start) * 1000)
-            concurrent_games = 10
-            for i in range(concurrent_games):
-                await _league_fixture(bot.store, guild, f"Parallel {i}", 6, 4)
+        async with bench_database(tmp, "league") as url:
+            bot = bench_bot(url)
+            async with fakediscord.InProcessDriver(bot, bot_helpers.world()) as driver:
+                await bot.images_warm  # as a running bot would have by now
+                guild = driver.world.guild_id
+                await _league_fixture(bot.store, guild, "Bench Cup", 10, 8)
+                moves = []
+                for _ in range(iterations):
+                    start = time.perf_counter()
+                    calls = await driver.slash("league", "standings", league="Bench Cup")
+                    moves.append((time.perf_counter() - start) * 1000)
+                    assert calls.files and calls.files[0].is_png
+                report = await standings_report(
+                    bot.store, await bot.store.get_league(guild, "Bench Cup")
+                )
+                renders, png = [], b""
+                for _ in range(iterations):
+                    start = time.perf_counter()
+                    png = report.png()
+                    renders.append((time.perf_counter() - start) * 1000)
+                concurrent_games = 10
+                for i in range(concurrent_games):
+                    await _league_fixture(bot.store, guild, f"Parallel {i}", 6, 4)
 
-            async def one(i: int) -> float:
-                start = time.perf_counter()
-                await driver.slash("league", "standings", league=f"Parallel {i}")
-                return (time.perf_counter() - start) * 1000
+                async def one(i: int) -> float:
+                    start = time.perf_counter()
+                    await driver.slash("league", "standings", league=f"Parallel {i}")
+                    return (time.perf_counter() - start) * 1000
 
-            together: list[float] = []
-            for _ in range(2 if quick else 10):
-                together += await asyncio.gather(*(one(i) for i in range(concurrent_games)))
+                together: list[float] = []
+                for _ in range(2 if quick else 10):
+                    together += await asyncio.gather(*(one(i) for i in range(concurrent_games)))
     league = {
         "move_ms": percentiles(moves),
         "render_ms": {"standings": percentiles(renders)},
@@ -167,17 +226,18 @@ async def bench_waddington(quick: bool) -> dict[str, Any]:
     clicks = 40 if quick else 300
     moves: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
-        bot = bot_helpers.make_bot(Path(tmp) / "f1.db")
-        async with InProcessDriver(bot, bot_helpers.world()) as driver:
-            await bot.images_warm  # as a running bot would have by now
-            gid = await f1_driver.start_race(driver, laps=3, robots=2)
-            while len(moves) < clicks:
-                game, state, _ = await f1_driver.state_of(driver, gid)
-                if game.is_terminal(state):
-                    gid = await f1_driver.start_race(driver, laps=3, robots=2)
-                    continue
-                # from the click's arrival to the bot being done with it, not the harness
-                moves.append(await f1_driver.play_one_click(driver, gid) * 1000)
+        async with bench_database(tmp, "f1") as url:
+            bot = bench_bot(url)
+            async with InProcessDriver(bot, bot_helpers.world()) as driver:
+                await bot.images_warm  # as a running bot would have by now
+                gid = await f1_driver.start_race(driver, laps=3, robots=2)
+                while len(moves) < clicks:
+                    game, state, _ = await f1_driver.state_of(driver, gid)
+                    if game.is_terminal(state):
+                        gid = await f1_driver.start_race(driver, laps=3, robots=2)
+                        continue
+                    # from the click's arrival to the bot being done with it, not the harness
+                    moves.append(await f1_driver.play_one_click(driver, gid) * 1000)
     game = get_game("waddington")
     state = game.new_game(7, game.simulation_config(players=6))
     for _ in range(60):  # a race under way: cars spread round the circuit
@@ -221,54 +281,57 @@ async def bench_waddington_concurrency(quick: bool) -> dict[str, Any]:
     count = 20 if quick else 200
     latencies: dict[str, list[float]] = {"spread": [], "burst": []}
     with tempfile.TemporaryDirectory() as tmp:
-        bot = bot_helpers.make_bot(Path(tmp) / "many.db")
-        async with InProcessDriver(bot, bot_helpers.world()) as driver:
-            await bot.images_warm
-            gids = [await f1_driver.start_race(driver, laps=2, robots=0) for _ in range(count)]
-            for call in driver.backend.calls:  # the fake Discord's copies of the images
-                call.files.clear()
-            gc.collect()
-            rss = rss_mb()
-            for mode in ("spread", "burst", "spread", "burst"):
-                payloads, threads = [], {}
-                for gid in gids:
-                    _, state, seq = await f1_driver.state_of(driver, gid)
-                    if game.is_terminal(state):
-                        continue
-                    prompt = f1_driver.latest_with(driver, f"pd:f1:{gid}:act:{seq}.")
-                    assert prompt is not None
-                    custom_id = f1_driver.buttons(prompt)[0]["custom_id"]  # a public choice
-                    seat = game.to_act(state)[0]
-                    user = await f1_driver.seat_user(driver, gid, seat)
-                    payloads.append(
-                        pl.component_payload(driver.world, custom_id, message=prompt, user=user)
-                    )
-                    record = await bot.store.load_game(gid)
-                    threads[f"/channels/{record.thread_id}/"] = len(payloads) - 1
-                mark = len(driver.backend.calls)
-                start = time.perf_counter()
-                sent: dict[int, float] = {}
-                for index, payload in enumerate(payloads):
-                    if mode == "spread":
-                        await asyncio.sleep(max(0.0, start + index / 20 - time.perf_counter()))
-                    driver.backend.register_interaction(payload)
-                    sent[index] = time.perf_counter()
-                    bot._connection.parse_interaction_create(payload)
-                quiet_since, seen = time.perf_counter(), mark
-                while time.perf_counter() - quiet_since < 0.3 and time.perf_counter() - start < 60:
-                    await asyncio.sleep(0.01)
-                    if len(driver.backend.calls) != seen:
-                        seen, quiet_since = len(driver.backend.calls), time.perf_counter()
-                last: dict[int, float] = {}
-                for call in driver.backend.calls[mark:]:
-                    for prefix, index in threads.items():
-                        if prefix in call.path:
-                            last[index] = (call.at - sent[index]) * 1000
-                latencies[mode] += list(last.values())
-                for call in driver.backend.calls:  # the fake Discord's copies, not the bot's
+        async with bench_database(tmp, "many") as url:
+            bot = bench_bot(url)
+            async with InProcessDriver(bot, bot_helpers.world()) as driver:
+                await bot.images_warm
+                gids = [await f1_driver.start_race(driver, laps=2, robots=0) for _ in range(count)]
+                for call in driver.backend.calls:  # the fake Discord's copies of the images
                     call.files.clear()
-            gc.collect()
-            rss = max(rss, rss_mb())  # with every race moved on, boards drawn
+                gc.collect()
+                rss = rss_mb()
+                for mode in ("spread", "burst", "spread", "burst"):
+                    payloads, threads = [], {}
+                    for gid in gids:
+                        _, state, seq = await f1_driver.state_of(driver, gid)
+                        if game.is_terminal(state):
+                            continue
+                        prompt = f1_driver.latest_with(driver, f"pd:f1:{gid}:act:{seq}.")
+                        assert prompt is not None
+                        custom_id = f1_driver.buttons(prompt)[0]["custom_id"]  # a public choice
+                        seat = game.to_act(state)[0]
+                        user = await f1_driver.seat_user(driver, gid, seat)
+                        payloads.append(
+                            pl.component_payload(driver.world, custom_id, message=prompt, user=user)
+                        )
+                        record = await bot.store.load_game(gid)
+                        threads[f"/channels/{record.thread_id}/"] = len(payloads) - 1
+                    mark = len(driver.backend.calls)
+                    start = time.perf_counter()
+                    sent: dict[int, float] = {}
+                    for index, payload in enumerate(payloads):
+                        if mode == "spread":
+                            await asyncio.sleep(max(0.0, start + index / 20 - time.perf_counter()))
+                        driver.backend.register_interaction(payload)
+                        sent[index] = time.perf_counter()
+                        bot._connection.parse_interaction_create(payload)
+                    quiet_since, seen = time.perf_counter(), mark
+                    while (
+                        time.perf_counter() - quiet_since < 0.3 and time.perf_counter() - start < 60
+                    ):
+                        await asyncio.sleep(0.01)
+                        if len(driver.backend.calls) != seen:
+                            seen, quiet_since = len(driver.backend.calls), time.perf_counter()
+                    last: dict[int, float] = {}
+                    for call in driver.backend.calls[mark:]:
+                        for prefix, index in threads.items():
+                            if prefix in call.path:
+                                last[index] = (call.at - sent[index]) * 1000
+                    latencies[mode] += list(last.values())
+                    for call in driver.backend.calls:  # the fake Discord's copies, not the bot's
+                        call.files.clear()
+                gc.collect()
+                rss = max(rss, rss_mb())  # with every race moved on, boards drawn
     return {
         "games": count,
         "p99_ms": percentiles(latencies["spread"])["p99"],
@@ -320,73 +383,74 @@ async def bench_pitformula(quick: bool) -> dict[str, Any]:
     fixes: list[float] = []
     together: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
-        bot = bot_helpers.make_bot(Path(tmp) / "pit.db")
-        async with fakediscord.InProcessDriver(bot, world) as driver:
-            await bot.images_warm  # as a running bot would have by now
-            cog = bot.get_cog("PitCog")
-            cog.countdown_seconds = 0
-            games: list[int] = []
-            for cid in channels:
-                await driver.slash(
-                    "pit",
-                    "start",
-                    players=f"<@{pl.BOB.id}>",
-                    races=12,
-                    user=pl.ALICE,
-                    channel_id=cid,
-                )
-                games.append(max(g.id for g in await bot.store.list_games()))
-            while len(fixes) < (30 if quick else 200):
-                found = await next_fix(games[0])
-                if found is None:
-                    break
-                user, fix = found
-                start = time.perf_counter()
-                await driver.slash(
-                    "pit",
-                    "fix",
-                    part=fix.card,
-                    tokens=" ".join(fix.tokens),
-                    user=user,
-                    channel_id=channels[0],
-                )
-                fixes.append((time.perf_counter() - start) * 1000)
+        async with bench_database(tmp, "pit") as url:
+            bot = bench_bot(url)
+            async with fakediscord.InProcessDriver(bot, world) as driver:
+                await bot.images_warm  # as a running bot would have by now
+                cog = bot.get_cog("PitCog")
+                cog.countdown_seconds = 0
+                games: list[int] = []
+                for cid in channels:
+                    await driver.slash(
+                        "pit",
+                        "start",
+                        players=f"<@{pl.BOB.id}>",
+                        races=12,
+                        user=pl.ALICE,
+                        channel_id=cid,
+                    )
+                    games.append(max(g.id for g in await bot.store.list_games()))
+                while len(fixes) < (30 if quick else 200):
+                    found = await next_fix(games[0])
+                    if found is None:
+                        break
+                    user, fix = found
+                    start = time.perf_counter()
+                    await driver.slash(
+                        "pit",
+                        "fix",
+                        part=fix.card,
+                        tokens=" ".join(fix.tokens),
+                        user=user,
+                        channel_id=channels[0],
+                    )
+                    fixes.append((time.perf_counter() - start) * 1000)
 
-            async def burst() -> list[float]:
-                """One repair in every game, all arriving at the same instant, fed to the
-                bot's connection state the way the gateway does; the time to each answer."""
-                payloads = []
-                for index, gid in enumerate(games):
-                    found = await next_fix(gid)
-                    if found is not None:
-                        user, fix = found
-                        payloads.append(
-                            driver.slash_payload(
-                                "pit",
-                                "fix",
-                                part=fix.card,
-                                tokens=" ".join(fix.tokens),
-                                user=user,
-                                channel_id=channels[index],
+                async def burst() -> list[float]:
+                    """One repair in every game, all arriving at the same instant, fed to the
+                    bot's connection state the way the gateway does; the time to each answer."""
+                    payloads = []
+                    for index, gid in enumerate(games):
+                        found = await next_fix(gid)
+                        if found is not None:
+                            user, fix = found
+                            payloads.append(
+                                driver.slash_payload(
+                                    "pit",
+                                    "fix",
+                                    part=fix.card,
+                                    tokens=" ".join(fix.tokens),
+                                    user=user,
+                                    channel_id=channels[index],
+                                )
                             )
-                        )
-                start = time.perf_counter()
-                for payload in payloads:
-                    driver.backend.register_interaction(payload)
-                    bot._connection.parse_interaction_create(payload)
-                markers = [f"/interactions/{p['id']}/" for p in payloads]
-                answers: dict[str, float] = {}
-                while len(answers) < len(markers) and time.perf_counter() - start < 10:
-                    await asyncio.sleep(0.002)
-                    for call in driver.backend.calls[-200:]:
-                        for marker in markers:
-                            if marker in call.path and marker not in answers:
-                                answers[marker] = (call.at - start) * 1000
-                await asyncio.sleep(0.05)  # let the games settle before the next burst
-                return list(answers.values())
+                    start = time.perf_counter()
+                    for payload in payloads:
+                        driver.backend.register_interaction(payload)
+                        bot._connection.parse_interaction_create(payload)
+                    markers = [f"/interactions/{p['id']}/" for p in payloads]
+                    answers: dict[str, float] = {}
+                    while len(answers) < len(markers) and time.perf_counter() - start < 10:
+                        await asyncio.sleep(0.002)
+                        for call in driver.backend.calls[-200:]:
+                            for marker in markers:
+                                if marker in call.path and marker not in answers:
+                                    answers[marker] = (call.at - start) * 1000
+                    await asyncio.sleep(0.05)  # let the games settle before the next burst
+                    return list(answers.values())
 
-            for _ in range(3 if quick else 10):
-                together += await burst()
+                for _ in range(3 if quick else 10):
+                    together += await burst()
     state = game.new_game(3, game.simulation_config(players=4))
     while state.phase != "repair" or not state.cars[0].cards[0].tokens:
         before = state
@@ -470,23 +534,26 @@ async def bench_rf90_table(quick: bool) -> dict[str, Any]:
     decisions = 12 if quick else 150
     timings: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        bot = bot_helpers.make_bot(Path(tmp) / "rf90.db")
-        async with InProcessDriver(bot, bot_helpers.world(), timeout=30) as driver:
-            await bot.images_warm
-            while len(timings.get("press", [])) < decisions:
-                before = {g.id for g in await bot.store.list_games()}
-                await driver.slash("rf90", "new", track="barcelona", turn_minutes=60, user=ALICE)
-                (gid,) = [g.id for g in await bot.store.list_games() if g.id not in before]
-                await driver.click(f"pd:rf90:{gid}:join", user=BOB)
-                await driver.click(f"pd:rf90:{gid}:start", user=ALICE)
+        async with bench_database(tmp, "rf90") as url:
+            bot = bench_bot(url)
+            async with InProcessDriver(bot, bot_helpers.world(), timeout=30) as driver:
+                await bot.images_warm
                 while len(timings.get("press", [])) < decisions:
-                    now = await rf90_driver.loaded(driver, gid)
-                    if now.game.is_terminal(now.state):
-                        break
-                    seat = rf90_driver.PRESENTER.waiting_seats(now.state)[0]
-                    await rf90_driver.decide(driver, gid, seat, timings)
-            state = (await rf90_driver.loaded(driver, gid)).state
-            seat = rf90_driver.PRESENTER.waiting_seats(state)[0]
+                    before = {g.id for g in await bot.store.list_games()}
+                    await driver.slash(
+                        "rf90", "new", track="barcelona", turn_minutes=60, user=ALICE
+                    )
+                    (gid,) = [g.id for g in await bot.store.list_games() if g.id not in before]
+                    await driver.click(f"pd:rf90:{gid}:join", user=BOB)
+                    await driver.click(f"pd:rf90:{gid}:start", user=ALICE)
+                    while len(timings.get("press", [])) < decisions:
+                        now = await rf90_driver.loaded(driver, gid)
+                        if now.game.is_terminal(now.state):
+                            break
+                        seat = rf90_driver.PRESENTER.waiting_seats(now.state)[0]
+                        await rf90_driver.decide(driver, gid, seat, timings)
+                state = (await rf90_driver.loaded(driver, gid)).state
+                seat = rf90_driver.PRESENTER.waiting_seats(state)[0]
     render_cockpit(state, seat)  # the palette, once per process
     cockpit_ms, cockpit = [], b""
     for _ in range(10 if quick else 50):
@@ -510,11 +577,11 @@ async def bench_rf90_table(quick: bool) -> dict[str, Any]:
 async def bench_memory() -> dict[str, float]:
     """RSS after 1, 10 and 200 leagues with results and a rendered standings each."""
     from bot.league_tables import standings_report
-    from store import SqliteStore
+    from store import open_store
 
     out: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        async with SqliteStore(Path(tmp) / "mem.db") as store:
+        async with bench_database(tmp, "mem") as url, open_store(url) as store:
             made = 0
             for target in (1, 10, 200):
                 while made < target:
@@ -549,7 +616,7 @@ def _in_fresh_process(part: str, quick: bool) -> dict[str, Any]:
     import subprocess
 
     code = (
-        "import asyncio, json, sys; from bot import bench; "
+        f"import asyncio, json, sys; from bot import bench; bench.DB_URL = {DB_URL!r}; "
         f"print(json.dumps(asyncio.run(bench.PARTS[{part!r}]({quick!r}))))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
@@ -593,8 +660,16 @@ def bench_rf90_replay(quick: bool) -> dict[str, Any]:
     }
 
 
-async def run_bench(quick: bool = False) -> dict[str, Any]:
+async def run_bench(quick: bool = False, db: str | None = None) -> dict[str, Any]:
+    """`db`: a postgresql:// URL to run on that server (a schema per part); None: SQLite."""
+    global DB_URL
+    DB_URL = db
     result: dict[str, Any] = {"calibration_ms": calibration_ms(), "quick": quick}
+    result["backend"] = backend()
+    if db is not None:
+        from store.postgres_connection import redacted
+
+        result["database"] = redacted(db)
     _progress("league standings")
     league, concurrency = await bench_league(quick)
     _progress("Waddington's clicks and boards")

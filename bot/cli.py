@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
-from bot.settings import MissingSetting, Settings, require_token
+from bot.settings import MissingSetting, Settings, load_settings, require_token
 from rules.errors import PaddockError
 
 _TRACEBACKS = logging.Formatter()
@@ -106,10 +106,10 @@ async def _open_and_close(path: str | Path) -> list[str]:
 def cmd_run(args: argparse.Namespace) -> int:
     import discord
 
-    from bot.client import PaddockBot
+    from bot.client import create_bot
 
-    settings = Settings()
     try:
+        settings = load_settings()
         token = require_token(settings)
     except MissingSetting as exc:
         print(exc.code, file=sys.stderr)
@@ -126,7 +126,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         return _store_failed(source, exc)
     if applied:
         logging.getLogger("paddock").info("applied migrations: %s", ", ".join(applied))
-    bot = PaddockBot(settings)
+    shards = settings.shards
+    if shards is not None:
+        logging.getLogger("paddock").info(
+            "running shards %s of %d", ",".join(map(str, shards.ids)), shards.count
+        )
+    bot = create_bot(settings)
     try:
         bot.run(token, log_handler=None)
     except _store_errors() as exc:
@@ -149,7 +154,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:
-    path = _db(args, Settings())
+    path = _db(args, load_settings())
     try:
         applied = asyncio.run(_open_and_close(path))
     except _store_errors() as exc:
@@ -162,7 +167,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from store import open_store
     from store.verify import VerifyReport, verify_store
 
-    path = _db(args, Settings())
+    path = _db(args, load_settings())
     if isinstance(path, Path) and not path.exists():
         print(f"verify: no database at {path}", file=sys.stderr)
         return 2
@@ -307,8 +312,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from bot.bench import run_bench
 
+    if args.db and not args.db.startswith(("postgresql://", "postgres://")):
+        print("bench: --db takes a postgresql://... URL (SQLite is the default)", file=sys.stderr)
+        return 2
     setup_logging("WARNING")
-    result = asyncio.run(run_bench(quick=args.quick))
+    try:
+        result = asyncio.run(run_bench(quick=args.quick, db=args.db))
+    except _store_errors() as exc:
+        return _store_failed(args.db, exc)
     print(json.dumps(result, indent=None if args.json else 2))
     return 0
 
@@ -421,6 +432,11 @@ def build_parser() -> argparse.ArgumentParser:
         "the result on stdout.",
     )
     p.add_argument("--quick", action="store_true", help="a shorter run (a minute or two)")
+    p.add_argument(
+        "--db",
+        help="run on this PostgreSQL server (postgresql://user@host/db; a schema per part, "
+        "dropped afterwards) instead of SQLite files",
+    )
     p.add_argument("--json", action="store_true", help="one JSON object on one line")
     p.set_defaults(func=cmd_bench)
     return parser

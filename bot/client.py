@@ -70,7 +70,8 @@ class PaddockBot(commands.Bot):
         )
         self.settings = settings
         self.store = store or open_store(settings)
-        self.timers = TimerManager(self)
+        # With shards, the timers of this process's guilds only (the others wait for theirs).
+        self.timers = TimerManager(self, shards=settings.shards)
         self.component_routes: dict[str, Handler] = {}
         self.table = Table(self)
         fault = os.environ.get("PADDOCK_FAULT")
@@ -118,6 +119,25 @@ class PaddockBot(commands.Bot):
         await self.timers.stop()
         await super().close()
         await self.store.close()
+
+
+class ShardedPaddockBot(PaddockBot, commands.AutoShardedBot):
+    """The bot over the shards PADDOCK_SHARD_COUNT / PADDOCK_SHARD_IDS name: one gateway
+    connection per shard in this process (discord.py's AutoShardedBot)."""
+
+    def __init__(self, settings: Settings, store: Store | None = None, **options: Any) -> None:
+        shards = settings.shards
+        if shards is None:
+            raise ValueError("ShardedPaddockBot needs PADDOCK_SHARD_COUNT")
+        options.setdefault("shard_count", shards.count)
+        options.setdefault("shard_ids", list(shards.ids))
+        super().__init__(settings, store, **options)
+
+
+def create_bot(settings: Settings, store: Store | None = None, **options: Any) -> PaddockBot:
+    """A sharded bot when the settings name shards, else one process as before."""
+    cls = PaddockBot if settings.shards is None else ShardedPaddockBot
+    return cls(settings, store, **options)
 
 
 def _killer(spec: str):  # noqa: ANN202

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Self
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from store.models import Shards
 
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
-        env_prefix="PADDOCK_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+        env_prefix="PADDOCK_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        # `PADDOCK_DEV_GUILD_ID=` left empty (as in .env.example) means "not set".
+        env_ignore_empty=True,
     )
 
     token: SecretStr | None = Field(default=None, description="Discord bot token")
@@ -28,10 +36,82 @@ class Settings(BaseSettings):
         default=False, description="Ask for the privileged message-content intent"
     )
     log_level: str = Field(default="INFO")
+    # Sharding: unset, one process and one gateway connection, as a small bot needs. Set, the
+    # bot is an AutoShardedBot over shard_ids (default: all of them) out of shard_count.
+    shard_count: int | None = Field(
+        default=None, description="Discord shards of the whole bot, over every process"
+    )
+    shard_ids: str | None = Field(
+        default=None, description="This process's shards: a range and/or list, e.g. 0-3 or 0,2"
+    )
+
+    @field_validator("shard_count", "shard_ids", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: Any) -> Any:
+        # `PADDOCK_SHARD_IDS=` in .env means "not set", not an error.
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @model_validator(mode="after")
+    def _check_shards(self) -> Self:
+        self.shards  # noqa: B018 - parse now: a bad setting stops the start, in one line
+        return self
+
+    @property
+    def shards(self) -> Shards | None:
+        """This process's shards, or None for an unsharded bot."""
+        if self.shard_count is None:
+            if self.shard_ids is not None:
+                raise ValueError("PADDOCK_SHARD_IDS needs PADDOCK_SHARD_COUNT (the total)")
+            return None
+        if self.shard_count < 1:
+            raise ValueError(f"PADDOCK_SHARD_COUNT must be 1 or more, not {self.shard_count}")
+        if self.shard_ids is None:
+            return Shards(count=self.shard_count, ids=tuple(range(self.shard_count)))
+        return Shards(count=self.shard_count, ids=parse_shard_ids(self.shard_ids, self.shard_count))
+
+
+def parse_shard_ids(text: str, count: int) -> tuple[int, ...]:
+    """`0-3`, `0,2`, `0-1,4`: the shard ids, sorted, each once and below `count`."""
+    ids: list[int] = []
+    for part in text.replace(" ", "").split(","):
+        first, dash, last = part.partition("-")
+        try:
+            low = int(first)
+            high = int(last) if dash else low
+        except ValueError:
+            raise ValueError(
+                f"PADDOCK_SHARD_IDS={text!r}: {part!r} is not a shard id or a range like 0-3"
+            ) from None
+        if low < 0 or high < low:
+            raise ValueError(f"PADDOCK_SHARD_IDS={text!r}: {part!r} is not a valid range")
+        if high >= count:
+            raise ValueError(
+                f"PADDOCK_SHARD_IDS={text!r}: shard {high} is out of range; with "
+                f"PADDOCK_SHARD_COUNT={count} the ids are 0-{count - 1}"
+            )
+        for shard in range(low, high + 1):
+            if shard in ids:
+                raise ValueError(f"PADDOCK_SHARD_IDS={text!r}: shard {shard} is named twice")
+            ids.append(shard)
+    return tuple(sorted(ids))
 
 
 class MissingSetting(SystemExit):
     pass
+
+
+def load_settings(**values: Any) -> Settings:
+    """Settings from the environment and .env; a bad value stops with one line per problem
+    naming the variable (not pydantic's report), as `MissingSetting`."""
+    try:
+        return Settings(**values)
+    except ValidationError as exc:
+        lines = []
+        for error in exc.errors():
+            where = "_".join(str(part) for part in error["loc"]).upper()
+            message = str(error["msg"]).removeprefix("Value error, ")
+            lines.append(f"paddock: {'PADDOCK_' + where + ': ' if where else ''}{message}")
+        raise MissingSetting("\n".join(lines)) from None
 
 
 def require_token(settings: Settings) -> str:

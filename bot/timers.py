@@ -1,9 +1,16 @@
 """Timers kept in the database, one task sleeping until the earliest (RoboDanny's pattern).
 
-A due timer is deleted, then dispatched as the bot event `on_<event>_timer_complete(timer)`,
-so cogs handle their own timers with a listener. Timers survive restarts: `start` re-arms
-from the database. Timers written by another transaction (an action and its timers commit
-together) wake the loop with `poke`.
+A due timer is claimed (`store.claim_due_timer`: taken out of the table in one transaction,
+by exactly one caller even across processes), then dispatched as the bot event
+`on_<event>_timer_complete(timer)`, so cogs handle their own timers with a listener. Timers
+survive restarts: the loop reads them from the database. Timers written by another
+transaction of this process (an action and its timers commit together) wake the loop with
+`poke`; timers written by another process (PostgreSQL) are seen at the next re-read, at
+most `SHARED_SLEEP` seconds later.
+
+With shards (PADDOCK_SHARD_COUNT / PADDOCK_SHARD_IDS) the loop claims only timers of games
+on this process's shards: a timer of a guild whose shard is down waits for the process
+that runs it.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from store.models import Timer
+from store.models import Shards, Timer
 
 if TYPE_CHECKING:
     from bot.client import PaddockBot
@@ -23,15 +30,28 @@ if TYPE_CHECKING:
 log = logging.getLogger("paddock.timers")
 
 MAX_SLEEP = 3600.0  # re-read the table at least hourly, in case the clock jumped
+SHARED_SLEEP = 5.0  # a database other processes write: re-read it this often
+CLAIM_RETRY = 0.05  # a due timer another process is claiming: look again this soon
 
 
 class TimerManager:
-    def __init__(self, bot: PaddockBot, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        bot: PaddockBot,
+        clock: Callable[[], float] = time.time,
+        *,
+        shards: Shards | None = None,
+    ) -> None:
         self.bot = bot
         self.clock = clock
-        self._current: Timer | None = None
+        # None: every timer (one process, or every shard in this one).
+        self.shards = None if shards is None or shards.everything else shards
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
+
+    @property
+    def max_sleep(self) -> float:
+        return SHARED_SLEEP if getattr(self.bot.store, "shared", False) else MAX_SLEEP
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._dispatch_loop(), name="paddock-timers")
@@ -71,18 +91,22 @@ class TimerManager:
             self.poke()
 
     async def _dispatch_loop(self) -> None:
+        store = self.bot.store
         try:
             while True:
                 self._wake.clear()
-                timer = self._current = await self.bot.store.next_timer()
-                if timer is None:
-                    await self._sleep(MAX_SLEEP)  # `create` or `poke` wakes us
+                timer = await store.claim_due_timer(self.clock(), shards=self.shards)
+                if timer is not None:
+                    self._fire(timer)
+                    continue  # the next one may be due too
+                upcoming = await store.next_timer(shards=self.shards)
+                if upcoming is None:
+                    await self._sleep(self.max_sleep)  # `create` or `poke` wakes us
                     continue
-                delay = timer.due_at - self.clock()
-                if delay > 0:
-                    await self._sleep(min(delay, MAX_SLEEP))
-                    continue  # woken, or the time came: read the table again
-                await self._fire(timer)
+                delay = upcoming.due_at - self.clock()
+                # Due already: it came due after the claim, or another process is claiming
+                # it (SKIP LOCKED passed it over); look again shortly rather than spin.
+                await self._sleep(min(max(delay, CLAIM_RETRY), self.max_sleep))
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -90,8 +114,6 @@ class TimerManager:
             await asyncio.sleep(1)
             self._restart()
 
-    async def _fire(self, timer: Timer) -> None:
-        if await self.bot.store.delete_timer(timer.id):
-            log.info("timer %s (%s) is due", timer.id, timer.event)
-            self.bot.dispatch(f"{timer.event}_timer_complete", timer)
-        self._current = None
+    def _fire(self, timer: Timer) -> None:
+        log.info("timer %s (%s) is due", timer.id, timer.event)
+        self.bot.dispatch(f"{timer.event}_timer_complete", timer)

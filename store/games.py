@@ -11,7 +11,7 @@ import aiosqlite
 from store.connection import _now
 from store.errors import LeagueError, NotFound, StaleState
 from store.leagues import LeagueStore
-from store.models import ActionRecord, GameRecord, Seat, Timer, TimerSpec
+from store.models import ActionRecord, GameRecord, Seat, Shards, Timer, TimerSpec
 
 _GAME_COLUMNS = (
     "g.id, g.kind, g.guild_id, g.channel_id, g.thread_id, g.status_message_id, g.league_id,"
@@ -19,8 +19,25 @@ _GAME_COLUMNS = (
     " s.state_json, g.published_seq, g.prompt_message_id, g.last_human_at"
 )
 
+# A timer's game and so its guild; a timer of no game (or a game of no guild) is shard 0's.
+_TIMERS_FROM = "FROM timers t LEFT JOIN games g ON g.id = t.game_id"
+
+
+def _shard_filter(shards: Shards | None) -> tuple[str, tuple[int, ...]]:
+    """SQL (with its arguments) keeping the games `g` on `shards`' guilds: Discord's
+    rule, (guild_id >> 22) % shard_count (store.models.shard_of)."""
+    if shards is None or shards.everything:
+        return "", ()
+    marks = ", ".join("?" * len(shards.ids))
+    return (
+        f" AND ((COALESCE(g.guild_id, 0) >> 22) % ?) IN ({marks})",
+        (shards.count, *shards.ids),
+    )
+
 
 class GameStore(LeagueStore):
+    shared = False  # one process writes it: a timer loop need not re-read it on a clock
+
     # Games -----------------------------------------------------------------------------
 
     async def create_game(
@@ -196,12 +213,15 @@ class GameStore(LeagueStore):
         )
         return [GameRecord.from_row(r) for r in rows]
 
-    async def unpublished_games(self) -> list[GameRecord]:
-        """Running games, and finished ones, whose last action has not reached the thread."""
+    async def unpublished_games(self, *, shards: Shards | None = None) -> list[GameRecord]:
+        """Running games, and finished ones, whose last action has not reached the thread
+        (with `shards`: of guilds on those shards only, the ones this process recovers)."""
+        where, args = _shard_filter(shards)
         rows = await self._all(
             f"SELECT {_GAME_COLUMNS} FROM games g JOIN game_snapshots s ON s.game_id = g.id"
             " WHERE g.status IN ('running', 'finished')"
-            " AND (g.published_seq IS NULL OR g.published_seq < s.seq) ORDER BY g.id"
+            f" AND (g.published_seq IS NULL OR g.published_seq < s.seq){where} ORDER BY g.id",
+            args,
         )
         return [GameRecord.from_row(r) for r in rows]
 
@@ -373,22 +393,31 @@ class GameStore(LeagueStore):
         assert cur.lastrowid is not None
         return Timer(id=cur.lastrowid, event=event, due_at=due_at, game_id=game_id, payload=payload)
 
-    async def next_timer(self) -> Timer | None:
-        row = await self._one("SELECT * FROM timers ORDER BY due_at, id LIMIT 1")
+    async def next_timer(self, *, shards: Shards | None = None) -> Timer | None:
+        """The earliest timer (of a game on one of `shards`, when given)."""
+        where, args = _shard_filter(shards)
+        row = await self._one(
+            f"SELECT t.* {_TIMERS_FROM} WHERE 1{where} ORDER BY t.due_at, t.id LIMIT 1", args
+        )
         return self._timer(row) if row else None
 
-    async def claim_due_timer(self, now: float) -> Timer | None:
-        """Take the earliest timer due at `now` out of the table and return it (None when
-        nothing is due). BEGIN IMMEDIATE makes the read and the delete one step: of several
-        processes claiming at once, each timer goes to exactly one."""
-        async with self.transaction() as db:
-            row = await self._one(
-                "SELECT * FROM timers WHERE due_at <= ? ORDER BY due_at, id LIMIT 1", (now,)
-            )
-            if row is None:
-                return None
-            await db.execute("DELETE FROM timers WHERE id = ?", (row["id"],))
-        return self._timer(row)
+    async def claim_due_timer(self, now: float, *, shards: Shards | None = None) -> Timer | None:
+        """Take the earliest timer due at `now` (of a game on one of `shards`, when given)
+        out of the table and return it (None when nothing is due). One DELETE ... RETURNING
+        in a BEGIN IMMEDIATE transaction: of several processes claiming at once, each timer
+        goes to exactly one."""
+        where, args = _shard_filter(shards)
+        async with (
+            self.transaction() as db,
+            db.execute(
+                "DELETE FROM timers WHERE id = (SELECT t.id"
+                f" {_TIMERS_FROM} WHERE t.due_at <= ?{where} ORDER BY t.due_at, t.id LIMIT 1)"
+                " RETURNING *",
+                (now, *args),
+            ) as cur,
+        ):
+            row = await cur.fetchone()
+        return self._timer(row) if row else None
 
     async def timers(self, game_id: int | None = None) -> list[Timer]:
         if game_id is None:

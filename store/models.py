@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 
 class League(BaseModel):
@@ -128,3 +128,27 @@ class Timer(BaseModel):
     due_at: float
     game_id: int | None
     payload: dict[str, Any]
+
+
+def shard_of(guild_id: int | None, shard_count: int) -> int:
+    """The shard Discord sends a guild's events to: (guild_id >> 22) % shard_count. Without
+    a guild (a direct message, a game with no server) it is shard 0, as Discord does."""
+    return 0 if guild_id is None else (guild_id >> 22) % shard_count
+
+
+class Shards(BaseModel):
+    """The Discord shards one bot process runs: `ids` out of `count`. Timers of games on
+    other shards are left to the process that runs them (store.claim_due_timer)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    count: int
+    ids: tuple[int, ...]
+
+    def owns(self, guild_id: int | None) -> bool:
+        return shard_of(guild_id, self.count) in self.ids
+
+    @property
+    def everything(self) -> bool:
+        """Every shard in this process: nothing to leave to another."""
+        return set(self.ids) >= set(range(self.count))

@@ -19,15 +19,60 @@ import asyncpg
 from store.connection import _now
 from store.errors import LeagueError, NotFound, StaleState
 from store.games import _GAME_COLUMNS, GameStore
-from store.models import ActionRecord, GameRecord, Seat, Timer, TimerSpec
+from store.models import ActionRecord, GameRecord, Seat, Shards, Timer, TimerSpec
 from store.postgres_connection import Executor
 from store.postgres_leagues import PostgresLeagueStore
 
 _timer = GameStore._timer
 _FROM = "FROM games g LEFT JOIN game_snapshots s ON s.game_id = g.id"
+# A timer's game and so its guild; a timer of no game (or a game of no guild) is shard 0's.
+_TIMERS_FROM = "FROM timers t LEFT JOIN games g ON g.id = t.game_id"
+
+
+def _shard_filter(shards: Shards | None, first: int) -> tuple[str, tuple[Any, ...]]:
+    """SQL keeping the games `g` on `shards`' guilds (Discord's rule, as
+    store.models.shard_of), with its arguments numbered from `first`."""
+    if shards is None or shards.everything:
+        return "", ()
+    return (
+        f" AND ((COALESCE(g.guild_id, 0) >> 22) % ${first}) = ANY(${first + 1}::bigint[])",
+        (shards.count, list(shards.ids)),
+    )
+
+
+# One statement for the whole append once the game is locked (each statement is a round trip
+# to the server, and one the event loop may wait for behind the image threads): the
+# snapshot moves from $2 to $3 only if it is still at $2 (else nothing below happens and
+# the count is 0), the log entries, the game's status and last human action, and (with $11)
+# the game's timers replaced.
+_APPEND = """
+WITH snap AS (
+    UPDATE game_snapshots SET seq = $3, state_json = $4, updated_at = $5
+    WHERE game_id = $1 AND seq = $2 RETURNING game_id
+), logged AS (
+    INSERT INTO game_actions (game_id, seq, actor, by_robot, action_json, created_at)
+    SELECT snap.game_id, $2 + a.n, a.actor, a.by_robot, a.body, $5
+    FROM snap,
+        unnest($6::text[], $7::int[], $8::text[]) WITH ORDINALITY AS a(actor, by_robot, body, n)
+), game AS (
+    UPDATE games SET status = COALESCE($9::text, status), updated_at = $5,
+        last_human_at = COALESCE($10::float8, last_human_at)
+    WHERE id IN (SELECT game_id FROM snap)
+), gone AS (
+    DELETE FROM timers WHERE $11 AND game_id IN (SELECT game_id FROM snap)
+), armed AS (
+    INSERT INTO timers (event, due_at, game_id, payload_json, created_at)
+    SELECT t.event, t.due_at, snap.game_id, t.payload, $5
+    FROM snap, unnest($12::text[], $13::float8[], $14::text[]) AS t(event, due_at, payload)
+    WHERE $11
+)
+SELECT count(*) FROM snap
+"""
 
 
 class PostgresGameStore(PostgresLeagueStore):
+    shared = True  # other processes write it too: a timer loop re-reads it every few seconds
+
     # Locks -----------------------------------------------------------------------------
 
     @staticmethod
@@ -180,13 +225,13 @@ class PostgresGameStore(PostgresLeagueStore):
             raise ValueError("update_seat takes only robot and autopilot")
         cols = ", ".join(f"{k} = ${i}" for i, k in enumerate(fields, start=1))
         n = len(fields)
-        async with self.transaction() as db:
-            await db.execute(
-                f"UPDATE game_seats SET {cols} WHERE game_id = ${n + 1} AND seat = ${n + 2}",
-                *(int(v) for v in fields.values()),
-                game_id,
-                seat,
-            )
+        # One statement (so one transaction and one round trip), as in the methods below.
+        await self._val(
+            f"UPDATE game_seats SET {cols} WHERE game_id = ${n + 1} AND seat = ${n + 2}",
+            *(int(v) for v in fields.values()),
+            game_id,
+            seat,
+        )
 
     async def load_game(self, game_id: int, *, db: Executor | None = None) -> GameRecord:
         row = await self._one(f"SELECT {_GAME_COLUMNS} {_FROM} WHERE g.id = $1", game_id, db=db)
@@ -228,12 +273,15 @@ class PostgresGameStore(PostgresLeagueStore):
         )
         return [GameRecord.from_row(r) for r in rows]
 
-    async def unpublished_games(self) -> list[GameRecord]:
-        """Running games, and finished ones, whose last action has not reached the thread."""
+    async def unpublished_games(self, *, shards: Shards | None = None) -> list[GameRecord]:
+        """Running games, and finished ones, whose last action has not reached the thread
+        (with `shards`: of guilds on those shards only, the ones this process recovers)."""
+        where, args = _shard_filter(shards, 1)
         rows = await self._all(
             f"SELECT {_GAME_COLUMNS} FROM games g JOIN game_snapshots s ON s.game_id = g.id"
             " WHERE g.status IN ('running', 'finished')"
-            " AND (g.published_seq IS NULL OR g.published_seq < s.seq) ORDER BY g.id"
+            f" AND (g.published_seq IS NULL OR g.published_seq < s.seq){where} ORDER BY g.id",
+            *args,
         )
         return [GameRecord.from_row(r) for r in rows]
 
@@ -282,13 +330,12 @@ class PostgresGameStore(PostgresLeagueStore):
             raise ValueError(f"update_game takes only {sorted(allowed)}")
         cols = ", ".join(f"{k} = ${i}" for i, k in enumerate(fields, start=1))
         n = len(fields)
-        async with self.transaction() as db:
-            await db.execute(
-                f"UPDATE games SET {cols}, updated_at = ${n + 1} WHERE id = ${n + 2}",
-                *fields.values(),
-                _now(),
-                game_id,
-            )
+        await self._val(
+            f"UPDATE games SET {cols}, updated_at = ${n + 1} WHERE id = ${n + 2}",
+            *fields.values(),
+            _now(),
+            game_id,
+        )
 
     async def append_action(
         self,
@@ -343,49 +390,38 @@ class PostgresGameStore(PostgresLeagueStore):
         now = _now()
         try:
             async with self.transaction() as db:
-                # The game's lock, then its seq: a writer that lost the race waited here for
-                # the winner's commit, and now reads the winner's seq.
-                await self._lock_game(db, game_id)
-                current = await db.fetchval(
-                    "SELECT seq FROM game_snapshots WHERE game_id = $1", game_id
-                )
-                if current is None:
+                # The game's lock first: a writer that lost the race waited here for the
+                # winner's commit; the next statement (a snapshot taken now) sees what it
+                # wrote, and finds the snapshot no longer at expected_seq.
+                if await self._lock_game(db, game_id) is None:
                     raise NotFound(f"Game #{game_id} has no state to act on.")
-                if current != expected_seq:
-                    raise _Moved()
-                await db.executemany(
-                    "INSERT INTO game_actions (game_id, seq, actor, by_robot, action_json,"
-                    " created_at) VALUES ($1, $2, $3, $4, $5, $6)",
-                    [
-                        (game_id, expected_seq + i + 1, who, int(robot), body, now)
-                        for i, (who, body, robot) in enumerate(actions)
-                    ],
-                )
-                await db.execute(
-                    "UPDATE game_snapshots SET seq = $1, state_json = $2, updated_at = $3"
-                    " WHERE game_id = $4",
+                stored = await db.fetchval(
+                    _APPEND,
+                    game_id,
+                    expected_seq,
                     seq,
                     state_json,
                     now,
-                    game_id,
-                )
-                # status and last_human_at keep their values when not given (COALESCE).
-                await db.execute(
-                    "UPDATE games SET status = COALESCE($1, status), updated_at = $2,"
-                    " last_human_at = COALESCE($3, last_human_at) WHERE id = $4",
+                    [who for who, _, _ in actions],
+                    [int(robot) for _, _, robot in actions],
+                    [body for _, body, _ in actions],
                     status,
-                    now,
                     human_at,
-                    game_id,
+                    timers is not None,
+                    [t.event for t in timers or []],
+                    [t.due_at for t in timers or []],
+                    [json.dumps(t.payload) for t in timers or []],
                 )
+                if not stored:
+                    raise _Moved()  # nothing written: the game moved on (or has no state)
                 if results is not None:
                     await self._record_game_results(db, game_id, results)
-                if timers is not None:
-                    await self._replace_timers(db, game_id, timers)
         except (_Moved, asyncpg.IntegrityConstraintViolationError):
             # As store.games: a constraint broken by the append is a lost race too.
             latest = await self.load_game(game_id)
-            raise StaleState(game_id, latest.seq, latest.state_json or "") from None
+            if latest.state_json is None:
+                raise NotFound(f"Game #{game_id} has no state to act on.") from None
+            raise StaleState(game_id, latest.seq, latest.state_json) from None
         return seq
 
     async def actions(self, game_id: int) -> list[ActionRecord]:
@@ -403,33 +439,40 @@ class PostgresGameStore(PostgresLeagueStore):
     async def add_timer(
         self, event: str, due_at: float, payload: dict[str, Any], game_id: int | None = None
     ) -> Timer:
-        async with self.transaction() as db:
-            timer_id = await db.fetchval(
-                "INSERT INTO timers (event, due_at, game_id, payload_json, created_at)"
-                " VALUES ($1, $2, $3, $4, $5) RETURNING id",
-                event,
-                due_at,
-                game_id,
-                json.dumps(payload),
-                _now(),
-            )
+        timer_id = await self._val(
+            "INSERT INTO timers (event, due_at, game_id, payload_json, created_at)"
+            " VALUES ($1, $2, $3, $4, $5) RETURNING id",
+            event,
+            due_at,
+            game_id,
+            json.dumps(payload),
+            _now(),
+        )
         return Timer(id=timer_id, event=event, due_at=due_at, game_id=game_id, payload=payload)
 
-    async def next_timer(self) -> Timer | None:
-        row = await self._one("SELECT * FROM timers ORDER BY due_at, id LIMIT 1")
+    async def next_timer(self, *, shards: Shards | None = None) -> Timer | None:
+        """The earliest timer (of a game on one of `shards`, when given)."""
+        where, args = _shard_filter(shards, 1)
+        row = await self._one(
+            f"SELECT t.* {_TIMERS_FROM} WHERE true{where} ORDER BY t.due_at, t.id LIMIT 1",
+            *args,
+        )
         return _timer(row) if row else None
 
-    async def claim_due_timer(self, now: float) -> Timer | None:
-        """Take the earliest timer due at `now` out of the table and return it (None when
-        nothing is due). SKIP LOCKED: a timer another process is claiming right now is
-        passed over, not waited for, so several processes claim different timers at once
-        and each timer goes to exactly one of them."""
-        async with self.transaction() as db:
-            row = await db.fetchrow(
-                "DELETE FROM timers WHERE id = (SELECT id FROM timers WHERE due_at <= $1"
-                " ORDER BY due_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING *",
-                now,
-            )
+    async def claim_due_timer(self, now: float, *, shards: Shards | None = None) -> Timer | None:
+        """Take the earliest timer due at `now` (of a game on one of `shards`, when given)
+        out of the table and return it (None when nothing is due). SKIP LOCKED: a timer
+        another process is claiming right now is passed over, not waited for, so several
+        processes claim different timers at once and each timer goes to exactly one."""
+        where, args = _shard_filter(shards, 2)
+        # One statement, so its own transaction: one round trip (the loop runs it often).
+        row = await self._one(
+            "DELETE FROM timers WHERE id = (SELECT t.id"
+            f" {_TIMERS_FROM} WHERE t.due_at <= $1{where} ORDER BY t.due_at, t.id LIMIT 1"
+            " FOR UPDATE OF t SKIP LOCKED) RETURNING *",
+            now,
+            *args,
+        )
         return _timer(row) if row else None
 
     async def timers(self, game_id: int | None = None) -> list[Timer]:
@@ -444,8 +487,7 @@ class PostgresGameStore(PostgresLeagueStore):
     async def delete_timer(self, timer_id: int) -> bool:
         # Of two processes deleting one timer, the second waits for the first's row lock
         # and then deletes nothing: True goes to exactly one of them.
-        async with self.transaction() as db:
-            deleted = await db.fetchval("DELETE FROM timers WHERE id = $1 RETURNING id", timer_id)
+        deleted = await self._val("DELETE FROM timers WHERE id = $1 RETURNING id", timer_id)
         return deleted is not None
 
     async def replace_game_timers(self, game_id: int, timers: list[TimerSpec]) -> None:

@@ -29,6 +29,7 @@ from store.models import (
     ResultRecord,
     Round,
     Seat,
+    Shards,
     Timer,
     TimerSpec,
 )
@@ -40,6 +41,9 @@ Placings = list[tuple[int, int | None, str]]  # (user or member id, place, statu
 class Store(Protocol):
     # Where the data is, for messages: a file path, or a URL without its password.
     path: str
+    # True where other processes write the same database (PostgreSQL): timers they add are
+    # not announced to this one, so a timer loop re-reads the table every few seconds.
+    shared: bool
 
     # Life cycle ------------------------------------------------------------------------
 
@@ -177,7 +181,10 @@ class Store(Protocol):
 
     async def games_of_user(self, guild_id: int, user_id: int) -> list[GameRecord]: ...
 
-    async def unpublished_games(self) -> list[GameRecord]: ...
+    async def unpublished_games(self, *, shards: Shards | None = None) -> list[GameRecord]:
+        """Games whose last action has not reached Discord; with `shards`, only those of
+        guilds on these shards (the games this process recovers at start-up)."""
+        ...
 
     async def find_game(
         self, kind: str, *, channel_id: int | None = None, thread_id: int | None = None
@@ -223,11 +230,15 @@ class Store(Protocol):
         self, event: str, due_at: float, payload: dict[str, Any], game_id: int | None = None
     ) -> Timer: ...
 
-    async def next_timer(self) -> Timer | None: ...
+    async def next_timer(self, *, shards: Shards | None = None) -> Timer | None:
+        """The earliest timer; with `shards`, the earliest of those this process may claim."""
+        ...
 
-    async def claim_due_timer(self, now: float) -> Timer | None:
+    async def claim_due_timer(self, now: float, *, shards: Shards | None = None) -> Timer | None:
         """Delete and return the earliest timer due at `now` (None: nothing is due). Of
-        several processes claiming at once, each timer goes to exactly one."""
+        several processes claiming at once, each timer goes to exactly one. With `shards`,
+        only a timer whose game's guild is on one of them (a timer of no guild: shard 0);
+        the others wait for the process that runs their shard."""
         ...
 
     async def timers(self, game_id: int | None = None) -> list[Timer]: ...

@@ -32,6 +32,7 @@ from store import (
 )
 from store.errors import MigrationError
 from store.migrate import MIGRATIONS_DIR, discover
+from store.models import Shards, TimerSpec, shard_of
 from store.verify import verify_store
 from tests.toy_game import Roll, toy
 
@@ -398,6 +399,100 @@ async def test_due_timers_are_claimed_once_in_order(store: Store) -> None:
     assert await store.claim_due_timer(200.0) is None
     assert await store.timers() == [late]
     assert not await store.delete_timer(t1.id)  # claimed: gone for everyone
+
+
+async def test_an_append_carries_its_timers_status_and_robots_chain(store: Store) -> None:
+    """What goes with an action commits with it: the game's timers replaced (None keeps
+    them, [] clears them), the status, the last human action, a chain of log entries."""
+    game = await store.create_game("toy", 1, {}, '{"at": 0}')
+    other = await store.create_game("toy", 2, {}, '{"at": 0}')
+    theirs = await store.add_timer("idle", 50.0, {"g": 2}, other.id)
+    await store.add_timer("idle", 60.0, {"old": True}, game.id)
+    specs = [
+        TimerSpec(event="reminder", due_at=100.0, payload={"seat": 1}),
+        TimerSpec(event="timeout", due_at=200.0, payload={"seat": 1, "n": [1, 2]}),
+    ]
+    seq = await store.append_actions(
+        game.id,
+        0,
+        [("7", '{"a": 1}', False), ("robot", '{"a": 2}', True), ("robot", '{"a": 3}', True)],
+        '{"at": 3}',
+        timers=specs,
+        human_at=12.5,
+    )
+    assert seq == 3
+    log = await store.actions(game.id)
+    assert [(x.seq, x.actor, x.by_robot, x.action_json) for x in log] == [
+        (1, "7", False, '{"a": 1}'),
+        (2, "robot", True, '{"a": 2}'),
+        (3, "robot", True, '{"a": 3}'),
+    ]
+    got = [(t.event, t.due_at, t.payload) for t in await store.timers(game.id)]
+    assert got == [(t.event, t.due_at, t.payload) for t in specs]
+    record = await store.load_game(game.id)
+    assert (record.seq, record.state_json, record.status) == (3, '{"at": 3}', "running")
+    assert record.last_human_at == 12.5
+    await store.append_action(game.id, 3, "robot", "{}", '{"at": 4}', by_robot=True)
+    assert len(await store.timers(game.id)) == 2  # timers=None: kept
+    assert (await store.load_game(game.id)).last_human_at == 12.5  # kept too
+    await store.append_action(game.id, 4, "7", "{}", '{"at": 5}', status="finished", timers=[])
+    assert await store.timers(game.id) == []
+    assert (await store.load_game(game.id)).status == "finished"
+    assert await store.timers() == [theirs]  # another game's timers untouched throughout
+    with pytest.raises(StaleState) as stale:  # and a stale append changes nothing
+        await store.append_action(game.id, 2, "7", "{}", '{"late": 1}', timers=specs)
+    assert (stale.value.seq, stale.value.state_json) == (5, '{"at": 5}')
+    assert await store.timers() == [theirs] and len(await store.actions(game.id)) == 5
+
+
+async def test_timers_of_other_shards_are_left_to_them(store: Store) -> None:
+    """A process claims only the timers of games whose guild is on its shards (Discord's
+    (guild_id >> 22) % count); a timer of no game, or of a game of no guild, is shard 0's."""
+    on = {}  # shard -> a game on a guild of that shard (of 3)
+    for shard in (0, 1, 2):
+        guild = (3 * 2**39 + shard) << 22  # a large snowflake (< 2**63)
+        assert shard_of(guild, 3) == shard
+        on[shard] = (await store.create_game("toy", shard, {}, "{}", guild_id=guild)).id
+    no_guild = (await store.create_game("toy", 9, {}, "{}")).id
+    t2 = await store.add_timer("turn", 10.0, {}, on[2])  # the earliest, but shard 2's
+    t1 = await store.add_timer("turn", 20.0, {}, on[1])
+    t0 = await store.add_timer("turn", 30.0, {}, on[0])
+    loose = await store.add_timer("turn", 40.0, {})  # no game: shard 0
+    t0b = await store.add_timer("turn", 50.0, {}, no_guild)  # no guild: shard 0
+    later1 = await store.add_timer("turn", 500.0, {}, on[1])
+    one, zero = Shards(count=3, ids=(1,)), Shards(count=3, ids=(0,))
+    assert await store.next_timer(shards=one) == t1  # not shard 2's earlier timer
+    assert await store.claim_due_timer(100.0, shards=one) == t1
+    assert await store.claim_due_timer(100.0, shards=one) is None  # later1 is not due
+    assert await store.next_timer(shards=one) == later1
+    assert await store.next_timer(shards=zero) == t0
+    assert [await store.claim_due_timer(100.0, shards=zero) for _ in range(4)] == [
+        t0,
+        loose,
+        t0b,
+        None,
+    ]
+    # Shards 1 and 2 together, and every shard (the same as no filter).
+    assert await store.claim_due_timer(100.0, shards=Shards(count=3, ids=(1, 2))) == t2
+    assert await store.timers() == [later1]
+    assert await store.claim_due_timer(1000.0, shards=Shards(count=3, ids=(0, 1, 2))) == later1
+
+
+async def test_games_to_recover_can_be_those_of_some_shards(store: Store) -> None:
+    """At start-up a process recovers the unpublished games of its own shards' guilds."""
+    ids = []
+    for guild in (0 << 22, 1 << 22, 2 << 22, 3 << 22, None):  # shards 0, 1, 0, 1 of 2; none
+        game = await store.create_game("toy", 1, {}, "{}", guild_id=guild)
+        await store.append_action(game.id, 0, "x", "{}", "{}")
+        ids.append(game.id)
+    every = [g.id for g in await store.unpublished_games()]
+    assert every == ids
+    zero = await store.unpublished_games(shards=Shards(count=2, ids=(0,)))
+    one = await store.unpublished_games(shards=Shards(count=2, ids=(1,)))
+    assert [g.id for g in zero] == [ids[0], ids[2], ids[4]]  # no guild: shard 0
+    assert [g.id for g in one] == [ids[1], ids[3]]
+    both = await store.unpublished_games(shards=Shards(count=2, ids=(0, 1)))
+    assert [g.id for g in both] == every
 
 
 async def test_games_seats_and_lobby_round_trip(store: Store) -> None:
