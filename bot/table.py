@@ -774,7 +774,8 @@ class Table(LifeCycle):
         if self._recovered:
             return
         self._recovered = True
-        for record in await self.store.unpublished_games():
+        # only this process's shards: another process recovers the other guilds' games
+        for record in await self.store.unpublished_games(shards=self.bot.timers.shards):
             if record.kind not in self.presenters:
                 continue
             try:

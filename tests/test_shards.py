@@ -177,6 +177,28 @@ async def test_shard_settings_make_an_auto_sharded_bot_over_those_shards(tmp_pat
     assert bot.is_closed() and not (tmp_path / "b.db").exists()
 
 
+async def test_recovery_at_start_up_asks_only_for_this_process_shards_games() -> None:
+    """Each process recovers the unposted games of its own shards' guilds (posting another
+    shard's would show them twice); the store's filter itself is tested on both backends."""
+    from types import SimpleNamespace
+
+    from bot.table import Table
+
+    mine = Shards(count=2, ids=(0,))
+    asked: list[Any] = []
+
+    class Spy:
+        async def unpublished_games(self, *, shards: Shards | None = None) -> list[Any]:
+            asked.append(shards)
+            return []
+
+    table: Any = Table.__new__(Table)
+    table._recovered, table.presenters = False, {}
+    table.bot = SimpleNamespace(store=Spy(), timers=SimpleNamespace(shards=mine))
+    await table.recover()
+    assert asked == [mine]
+
+
 async def test_without_shard_settings_the_bot_is_one_process_as_before(tmp_path: Path) -> None:
     bot = create_bot(settings(db_path=tmp_path / "b.db"))
     async with bot:
