@@ -243,7 +243,8 @@ class GameStore(LeagueStore):
         self, kind: str, *, channel_id: int | None = None, thread_id: int | None = None
     ) -> GameRecord | None:
         """The newest unfinished game of this kind in a channel or thread."""
-        where, args = ["g.kind = ?", "g.status IN ('lobby', 'running')"], [kind]
+        where = ["g.kind = ?", "g.status IN ('lobby', 'running')"]
+        args: list[str | int] = [kind]
         if channel_id is not None:
             where.append("g.channel_id = ?")
             args.append(channel_id)

@@ -302,7 +302,8 @@ class PostgresGameStore(PostgresLeagueStore):
         self, kind: str, *, channel_id: int | None = None, thread_id: int | None = None
     ) -> GameRecord | None:
         """The newest unfinished game of this kind in a channel or thread."""
-        where, args = ["g.kind = $1", "g.status IN ('lobby', 'running')"], [kind]
+        where = ["g.kind = $1", "g.status IN ('lobby', 'running')"]
+        args: list[str | int] = [kind]
         if channel_id is not None:
             args.append(channel_id)
             where.append(f"g.channel_id = ${len(args)}")
