@@ -25,7 +25,7 @@ def world() -> pl.World:
 
 def make_bot(db: Path, **settings: Any) -> PaddockBot:
     values = {"db_path": db, "sync_commands": False, "token": None, **settings}
-    return PaddockBot(Settings(_env_file=None, **values))  # type: ignore[call-arg]
+    return PaddockBot(Settings(_env_file=None, **values))
 
 
 async def dump(store: SqliteStore) -> dict[str, list[tuple[Any, ...]]]:

@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rules.base import get_game
 from tests.fakediscord import ALICE, BOB, InProcessDriver
 from tests.fakediscord.backend import _walk_components
 
+if TYPE_CHECKING:
+    from bot.client import PaddockBot
+    from store import Store
+
 USERS = {ALICE.id: ALICE, BOB.id: BOB}
+
+
+def store_of(d: InProcessDriver) -> Store:
+    """The bot's store (the driver holds the bot as a plain `discord.Client`)."""
+    return cast("PaddockBot", d.bot).store
 
 
 def buttons(message: dict[str, Any]) -> list[dict[str, Any]]:
@@ -25,14 +34,17 @@ def latest_with(d: InProcessDriver, prefix: str) -> dict[str, Any] | None:
 
 
 async def state_of(d: InProcessDriver, gid: int) -> tuple[Any, Any, int]:
-    record = await d.bot.store.load_game(gid)
+    record = await store_of(d).load_game(gid)
+    assert record.state_json is not None, "the race has not started"
     game = get_game("waddington")
     return game, game.load_state(record.state_json), record.seq
 
 
 async def seat_user(d: InProcessDriver, gid: int, seat: int):  # noqa: ANN201
-    seats = {s.seat: s for s in await d.bot.store.seats(gid)}
-    return USERS[seats[seat].user_id]
+    seats = {s.seat: s for s in await store_of(d).seats(gid)}
+    user_id = seats[seat].user_id
+    assert user_id is not None, "a robot's seat has no user"
+    return USERS[user_id]
 
 
 async def settled(d: InProcessDriver, gid: int) -> None:
@@ -41,7 +53,7 @@ async def settled(d: InProcessDriver, gid: int) -> None:
         game, state, seq = await state_of(d, gid)
         if game.is_terminal(state):
             return
-        seats = {s.seat: s for s in await d.bot.store.seats(gid)}
+        seats = {s.seat: s for s in await store_of(d).seats(gid)}
         human = not seats[game.to_act(state)[0]].robot
         if human and latest_with(d, f"pd:f1:{gid}:act:{seq}.") is not None:
             return
@@ -80,9 +92,9 @@ async def play_one_click(d: InProcessDriver, gid: int) -> float:
 
 async def start_race(d: InProcessDriver, *, laps: int = 1, robots: int = 1) -> int:
     """ALICE opens a race, BOB joins, ALICE starts it; returns the game id."""
-    before = {g.id for g in await d.bot.store.list_games()}
+    before = {g.id for g in await store_of(d).list_games()}
     await d.slash("f1", "new", laps=laps, robots=robots, turn_minutes=60, user=ALICE)
-    (gid,) = [g.id for g in await d.bot.store.list_games() if g.id not in before]
+    (gid,) = [g.id for g in await store_of(d).list_games() if g.id not in before]
     await d.click(f"pd:f1:{gid}:join", user=BOB)
     await d.click(f"pd:f1:{gid}:start", user=ALICE)
     await settled(d, gid)

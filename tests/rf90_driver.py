@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from bot.choices import PAGE, encode, path_to
 from bot.cogs.rf90 import RF90Presenter, facets
@@ -13,6 +13,10 @@ from bot.presenter import Loaded
 from rules.base import get_game
 from tests.fakediscord import ALICE, BOB, CAROL, InProcessDriver
 from tests.fakediscord.backend import _walk_components
+
+if TYPE_CHECKING:
+    from bot.client import PaddockBot
+    from store import Store
 
 USERS = {u.id: u for u in (ALICE, BOB, CAROL)}
 PRESENTER = RF90Presenter()
@@ -26,10 +30,16 @@ def custom_ids(message: dict[str, Any]) -> list[str]:
     ]
 
 
+def store_of(d: InProcessDriver) -> Store:
+    """The bot's store (the driver holds the bot as a plain `discord.Client`)."""
+    return cast("PaddockBot", d.bot).store
+
+
 async def loaded(d: InProcessDriver, gid: int) -> Loaded:
-    record = await d.bot.store.load_game(gid)
+    record = await store_of(d).load_game(gid)
+    assert record.state_json is not None, "the race has not started"
     game = get_game("rf90")
-    seats = {s.seat: s for s in await d.bot.store.seats(gid)}
+    seats = {s.seat: s for s in await store_of(d).seats(gid)}
     return Loaded(record, game, game.load_state(record.state_json), seats)
 
 
@@ -52,7 +62,9 @@ async def decide(
     activations' pictures posted). `choose(options, state)` picks the action to click
     (default: what the seat policy would do)."""
     now = await loaded(d, gid)
-    user = USERS[now.seats[seat].user_id]
+    user_id = now.seats[seat].user_id
+    assert user_id is not None, "a robot's seat has no user"
+    user = USERS[user_id]
     started = time.perf_counter()
     opened = await d.click(
         f"pd:rf90:{gid}:cockpit", user=user, message_id=int(prompt_of(d, gid)["id"])

@@ -18,8 +18,8 @@ from rules.base import Model
 
 Part = Literal["tyre", "wing", "gas", "engine"]
 PARTS: tuple[Part, ...] = ("tyre", "wing", "gas", "engine")
-PART_LETTER: dict[str, str] = {"tyre": "T", "wing": "W", "gas": "G", "engine": "E"}
-LETTER_PART: dict[str, Part] = {v: k for k, v in PART_LETTER.items()}  # type: ignore[misc]
+PART_LETTER: dict[Part, str] = {"tyre": "T", "wing": "W", "gas": "G", "engine": "E"}
+LETTER_PART: dict[str, Part] = {v: k for k, v in PART_LETTER.items()}
 FLAG_NAMES = ("gold", "silver", "bronze")
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from rules.errors import IllegalAction
+from rules.pitformula.catalog import Part
 
 COLUMNS = "abcdefghijklmn"
 ROWS = 5
@@ -20,7 +21,7 @@ BLOCK_COLUMNS = 7
 TABLE_SLOTS = len(COLUMNS) * ROWS  # 70
 SPARE = "spare"
 CARD_SLOTS: tuple[str, ...] = ("t1", "t2", "t3", "t4", "w", "g", "e")
-SLOT_PART: dict[str, str] = {
+SLOT_PART: dict[str, Part] = {
     "t1": "tyre",
     "t2": "tyre",
     "t3": "tyre",

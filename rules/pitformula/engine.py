@@ -82,7 +82,7 @@ def token_digits(state: PitFormulaState, slot: CardSlot) -> list[int | None]:
 
 
 def filled_counts(car: Car) -> dict[str, int]:
-    out = dict.fromkeys(PARTS, 0)
+    out: dict[str, int] = dict.fromkeys(PARTS, 0)
     for cs in car.cards:
         if cs.tokens:
             out[SLOT_PART[cs.slot]] += 1
@@ -92,7 +92,7 @@ def filled_counts(car: Car) -> dict[str, int]:
 def missing_repairs(car: Car) -> dict[str, int]:
     """Required repairs (by the crash card) that have no tokens yet."""
     filled = filled_counts(car)
-    out = {}
+    out: dict[str, int] = {}
     for part in PARTS:
         short = car.required.get(part) - filled[part]
         if short > 0:
@@ -180,7 +180,7 @@ class PitFormula(Game[PitFormulaState]):
         faces = rng.shuffled(faces)  # source: 'Setup' 5, tokens laid out at random
         where = [OUT_OF_PLAY if st.basic and f[0] == "E" else ON_TABLE for f in faces]
         parts = [p for p in PARTS if not (st.basic and p == "engine")]
-        decks = {p: rng.shuffled(cat.cards_of(p)) for p in parts}
+        decks: dict[str, list[str]] = {p: rng.shuffled(cat.cards_of(p)) for p in parts}
         decks["crash"] = rng.shuffled(cat.crash_deck("crash", st.basic))
         decks["super"] = rng.shuffled(cat.crash_deck("super", st.basic))
         trophies = rng.shuffled(sorted(cat.trophies))
@@ -218,9 +218,9 @@ class PitFormula(Game[PitFormulaState]):
         car_i = car_of_seat(state, action.seat)
         if isinstance(action, Go):
             new = state.model_copy(deep=True)
-            events = self._go(new)
+            go_events = self._go(new)
             new.moves += 1
-            return new, events
+            return new, go_events
         assert isinstance(action, Timed)
         now = state.race.clock_ms if action.at_ms is None else action.at_ms
         if isinstance(action, TimeUp):
@@ -264,11 +264,11 @@ class PitFormula(Game[PitFormulaState]):
             )
         elif isinstance(action, Clear):
             cs = self._card(ncar, action.card)
-            for t in cs.tokens:
-                if t == SPARE_SLOT:
+            for slot in cs.tokens:
+                if slot == SPARE_SLOT:
                     race.spares_left += 1
                 else:
-                    new.where[t] = ON_TABLE
+                    new.where[slot] = ON_TABLE
             cs.tokens = []
             if missing_repairs(ncar):
                 ncar.done_seq = None
@@ -658,7 +658,7 @@ def judge_car(state: PitFormulaState, car: Car) -> tuple[list[str], list[str]]:
 
 def _part_points(slots: list[str]) -> int:
     ppp = catalog().components.points_per_part
-    return sum(ppp[SLOT_PART[s]] for s in slots)  # type: ignore[index]
+    return sum(ppp[SLOT_PART[s]] for s in slots)
 
 
 def flag_values(state: PitFormulaState, trophy: str | None) -> list[int]:
@@ -710,8 +710,8 @@ def score_race(state: PitFormulaState) -> RaceResult:
     receivers = [c for c in holders + waiting if not penalized(c)]
     in_play = len(race.flags_taken)
     final: dict[int, int] = {}
-    for flag, c in enumerate(receivers[:in_play]):
-        final[c] = flag
+    for place, c in enumerate(receivers[:in_play]):
+        final[c] = place
     unscored = list(range(min(in_play, len(receivers)), in_play))
     winner = next((c for c, f in final.items() if f == 0), None)
     trophy = state.trophy_stack[-1] if winner is not None and state.trophy_stack else None
@@ -792,7 +792,7 @@ def _score_solo(
     # The Rival: points for each of your parts not repaired, face-down ones included, and for
     # each part repaired wrongly (times the Rival's multiplier)
     ppp = comp.points_per_part
-    unrepaired = sum(ppp[SLOT_PART[cs.slot]] for cs in car.cards if not cs.tokens)  # type: ignore[index]
+    unrepaired = sum(ppp[SLOT_PART[cs.slot]] for cs in car.cards if not cs.tokens)
     mult = catalog().rivals[st.rival].error_multiplier
     errs = mult * _part_points(bad)
     rtp = 0 if won else values[0]

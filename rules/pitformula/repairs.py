@@ -37,7 +37,7 @@ def answers(part: str, a: int, b: int) -> list[tuple[int, ...]]:
         # the numbers passed going round from one number to the other, the way with two.
         out = []
         for lo, hi in ((a, b), (b, a)):
-            between = []
+            between: list[int] = []
             n = (lo + 1) % 10
             while n != hi % 10 and len(between) < 10:
                 between.append(n)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from rules.base import Action
 from rules.pitformula import coords
-from rules.pitformula.catalog import PART_LETTER
+from rules.pitformula.catalog import PART_LETTER, Part
 from rules.pitformula.coords import SLOT_PART, SPARE
 from rules.pitformula.engine import car_of_seat, card_numbers, missing_repairs
 from rules.pitformula.repairs import answers
@@ -51,7 +51,7 @@ def _available(state: PitFormulaState) -> dict[str, list[int]]:
 
 
 def find_tokens(
-    state: PitFormulaState, part: str, digits: Sequence[int], spares: int, rng: Rng | None = None
+    state: PitFormulaState, part: Part, digits: Sequence[int], spares: int, rng: Rng | None = None
 ) -> list[str] | None:
     """Coordinates (and spares, at most `spares`) that show these digits, or None."""
     avail = _available(state)

@@ -542,9 +542,9 @@ class Waddington(Game[WaddingtonState]):
                 )
                 if d.steps > 0
             }
-            if action.to is None or tuple(action.to) not in dests:
+            if action.to is None or action.to not in dests:
                 raise IllegalAction(f"Choose a square {card.squares} ahead for {card.title}.")
-            d = dests[tuple(action.to)]
+            d = dests[action.to]
             self._discard(s, car, card, ev)
             self._travel(s, car, d, ev, extra=True)
         elif card.type == "tyre_care":
@@ -594,13 +594,13 @@ class Waddington(Game[WaddingtonState]):
         t = s.turn
         assert t is not None
         dests = {d.to: d for d in self.destinations(s, car.seat)}
-        to = tuple(action.to)
+        to = action.to
         if to not in dests:
             names = ", ".join(f"row {r} lane {ln}" for r, ln in dests)
             raise IllegalAction(
                 f"You can't end your move there at {car.speed} mph. Choose one of: {names}."
             )
-        d = dests[to]  # type: ignore[index]
+        d = dests[to]
         if action.raise_to_match and not self._can_raise(s, car, d):
             raise IllegalAction("You can only raise your speed when baulked by a faster car.")
         start_lane = car.lane
@@ -692,7 +692,7 @@ class Waddington(Game[WaddingtonState]):
     ) -> list[Crossing]:
         """Bands of `path` over the safety speed, crossed at `speed` with the car's present
         tyre wear; `base_dist` is the car's distance before the path's first square."""
-        out = []
+        out: list[Crossing] = []
         cat = catalog()
         worn = car.tyre >= cat.race.max_tyre_wear
         passes = band_passes(cat, path, speed, superb)

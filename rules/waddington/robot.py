@@ -173,13 +173,13 @@ def choose(game: Waddington, state: WaddingtonState, seat: int) -> Action:
     if t.phase == "speed":
         speed, score = _speed_choice(state, car, t.superb)
         if not t.card_played:
-            by_type = {cards[cid].type: cid for cid in reversed(car.hand)}
-            acc = by_type.get("accelerate_120")
+            card_by_type = {cards[cid].type: cid for cid in reversed(car.hand)}
+            acc = card_by_type.get("accelerate_120")
             if acc is not None and car.speed < 60:
                 sc = _evaluate(state, car, 120, False, car.brake, car.tyre)
                 if sc > score + 1.0:
                     return PlayTactic(seat=seat, card=acc)
-            superb = by_type.get("superb_driving")
+            superb = card_by_type.get("superb_driving")
             if superb is not None and car.lane not in (PIT_LANE, VERGE_LANE):
                 sp2, sc2 = _speed_choice(state, car, True)
                 if sp2 >= speed + 40 and sc2 > score + 1.5:
@@ -197,11 +197,15 @@ def choose(game: Waddington, state: WaddingtonState, seat: int) -> Action:
             else:
                 end_speed = car.speed
                 wear = 0.0
-                slowed = d.baulked and d.baulk_speed is not None and d.baulk_speed < car.speed
-                if slowed and (d.steps > 0 or car.lane not in (PIT_LANE, VERGE_LANE)):
-                    w = _wear_cost(car, car.speed - d.baulk_speed, car.brake, car.tyre)
+                baulk_speed = d.baulk_speed if d.baulked else None
+                if (
+                    baulk_speed is not None
+                    and baulk_speed < car.speed
+                    and (d.steps > 0 or car.lane not in (PIT_LANE, VERGE_LANE))
+                ):
+                    w = _wear_cost(car, car.speed - baulk_speed, car.brake, car.tyre)
                     wear = 50.0 if w is None else w
-                    end_speed = d.baulk_speed
+                    end_speed = baulk_speed
                 risky = sum(3.0 + b.excess / 10 for b in d.bands if b.excess > 0)
                 nxt = _next_turn_cost(car, d.to[0], d.to[1], end_speed, car.brake, car.tyre)
                 s = d.steps * 2 - wear - risky + max(nxt, -20.0)
@@ -224,7 +228,7 @@ def choose(game: Waddington, state: WaddingtonState, seat: int) -> Action:
                 card = cards[a.card]
                 assert a.to is not None
                 ds = find_destinations(state.cars, seat, card.squares, car.speed, allow_pit=False)
-                d = next(x for x in ds if x.to == tuple(a.to))
+                d = next(x for x in ds if x.to == a.to)
                 if d.over:
                     continue
                 nxt = _next_turn_cost(car, d.to[0], d.to[1], car.speed, car.brake, car.tyre)
