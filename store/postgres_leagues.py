@@ -85,7 +85,7 @@ class PostgresLeagueStore(PostgresConnection):
                 raise LeagueError(
                     f"This server already has a league called **{prev.name}** "
                     f"(season {prev.season} is open). Pick another name, or close that season "
-                    "first with `/league close-season`."
+                    "first with `/league-admin close-season`."
                 )
             if prev is not None and prev.game != game:
                 raise LeagueError(
@@ -370,7 +370,7 @@ class PostgresLeagueStore(PostgresConnection):
             if await self._round_has_results(db, rnd.id):
                 raise LeagueError(
                     f"Round {rnd.number} already has a result. An admin can change a place "
-                    "with `/league correct`."
+                    "with `/league-admin correct`."
                 )
             await self._insert_results(db, rnd, placings, source, game_id)
         return [r for r in await self.results(league.id) if r.round_id == rnd.id]
