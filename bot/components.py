@@ -20,6 +20,8 @@ import discord
 
 from bot.errors import report_error
 from rules.errors import PaddockError
+from store.errors import in_code as in_code
+from store.errors import shown as shown
 from store.models import Seat
 
 if TYPE_CHECKING:
@@ -136,21 +138,6 @@ class PaddockButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ANY
             await handler(interaction, self.ref, self.action, self.arg)
         except Exception as exc:  # one error path for components too
             await report_error(interaction, exc)
-
-
-def shown(text: str) -> str:
-    """A name a user typed (a league, round, driver or display name, a race title), as it
-    goes into message or embed text: no mention in it works (`<@id>` of any length, roles,
-    channels, `@everyone`, `@here`: a zero-width space after each `<` and `@`) and its
-    markdown shows as typed. Pings are also ruled out by each message's allowed_mentions;
-    this keeps the text from looking like one, or like the bot's own formatting."""
-    return discord.utils.escape_markdown(re.sub(r"([<@])", "\\1\u200b", text))
-
-
-def in_code(text: str) -> str:
-    """A name a user typed, inside a code span or block (nothing in one is a mention or
-    markdown): only a backtick could end it early, so backticks become a look-alike."""
-    return text.replace("`", "ˋ")
 
 
 def human_seat(seat: int, user: discord.abc.User) -> Seat:

@@ -1,8 +1,27 @@
-"""Store outcomes that a user may see, and the faults that stop the store working."""
+"""Store outcomes that a user may see, and the faults that stop the store working; and how
+a name a user typed goes into such a message (`shown`, `in_code`: the bot uses them too)."""
 
+import re
 import sqlite3
 
+import discord.utils  # escape_markdown: the messages are shown in Discord
+
 from rules.errors import PaddockError
+
+
+def shown(text: str) -> str:
+    """A name a user typed (a league, round, driver or display name, a race title), as it
+    goes into message or embed text: no mention in it works (`<@id>` of any length, roles,
+    channels, `@everyone`, `@here`: a zero-width space after each `<` and `@`) and its
+    markdown shows as typed. Pings are also ruled out by each message's allowed_mentions;
+    this keeps the text from looking like one, or like the bot's own formatting."""
+    return discord.utils.escape_markdown(re.sub(r"([<@])", "\\1\u200b", text))
+
+
+def in_code(text: str) -> str:
+    """A name a user typed, inside a code span or block (nothing in one is a mention or
+    markdown): only a backtick could end it early, so backticks become a look-alike."""
+    return text.replace("`", "ˋ")
 
 
 class NotFound(PaddockError):

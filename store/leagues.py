@@ -10,7 +10,7 @@ import aiosqlite
 
 from rules.championship import places_among_members
 from store.connection import SqliteConnection, _now
-from store.errors import LeagueError, NotFound
+from store.errors import LeagueError, NotFound, in_code, shown
 from store.models import League, Member, ResultRecord, Round
 
 
@@ -60,13 +60,14 @@ class LeagueStore(SqliteConnection):
             prev = await self._latest_league(guild_id, name)
             if prev is not None and prev.is_open:
                 raise LeagueError(
-                    f"This server already has a league called **{prev.name}** "
+                    f"This server already has a league called **{shown(prev.name)}** "
                     f"(season {prev.season} is open). Pick another name, or close that season "
                     "first with `/league-admin close-season`."
                 )
             if prev is not None and prev.game != game:
                 raise LeagueError(
-                    f"**{prev.name}** is a league of another game; a new season keeps its game. "
+                    f"**{shown(prev.name)}** is a league of another game; a new season keeps its "
+                    "game. "
                     "Pick another name for a league of this game."
                 )
             season = prev.season + 1 if prev else 1
@@ -123,7 +124,7 @@ class LeagueStore(SqliteConnection):
         if league is None:
             which = f" season {season}" if season is not None else ""
             raise NotFound(
-                f"There is no league called **{name}**{which} on this server. "
+                f"There is no league called **{shown(name)}**{which} on this server. "
                 "`/league list` shows the leagues here."
             )
         return league
@@ -148,8 +149,8 @@ class LeagueStore(SqliteConnection):
     def _require_open(league: League) -> None:
         if not league.is_open:
             raise LeagueError(
-                f"Season {league.season} of **{league.name}** is closed. An admin can start "
-                f"the next season with `/league create name:{league.name}`."
+                f"Season {league.season} of **{shown(league.name)}** is closed. An admin can start "
+                f"the next season with `/league create name:{in_code(league.name)}`."
             )
 
     async def set_points_table(self, league: League, table: str, points: list[int]) -> League:
@@ -200,7 +201,7 @@ class LeagueStore(SqliteConnection):
         async with self.transaction() as db:
             existing = await self.member_by_user(league.id, user_id)
             if existing is not None and existing.active:
-                raise LeagueError(f"You are already a member of **{league.label}**.")
+                raise LeagueError(f"You are already a member of **{shown(league.label)}**.")
             if colour is not None:
                 taken = await self._one(
                     "SELECT display_name FROM league_members WHERE league_id = ? AND active = 1"
@@ -234,7 +235,7 @@ class LeagueStore(SqliteConnection):
         async with self.transaction() as db:
             member = await self.member_by_user(league.id, user_id)
             if member is None or not member.active:
-                raise LeagueError(f"That driver is not a member of **{league.label}**.")
+                raise LeagueError(f"That driver is not a member of **{shown(league.label)}**.")
             await db.execute("UPDATE league_members SET active = 0 WHERE id = ?", (member.id,))
         return member.model_copy(update={"active": False})
 
@@ -256,7 +257,8 @@ class LeagueStore(SqliteConnection):
         )
         if row is None:
             raise NotFound(
-                f"**{league.label}** has no round {number}. `/league calendar` lists its rounds."
+                f"**{shown(league.label)}** has no round {number}. `/league calendar` lists its "
+                "rounds."
             )
         return self._round(row)
 

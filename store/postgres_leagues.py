@@ -12,7 +12,7 @@ import json
 
 from rules.championship import places_among_members
 from store.connection import _now
-from store.errors import LeagueError, NotFound
+from store.errors import LeagueError, NotFound, shown
 from store.leagues import LeagueStore
 from store.models import League, Member, ResultRecord, Round
 from store.postgres_connection import Executor, PostgresConnection
@@ -83,13 +83,14 @@ class PostgresLeagueStore(PostgresConnection):
             prev = await self._latest_league(guild_id, name, db=db)
             if prev is not None and prev.is_open:
                 raise LeagueError(
-                    f"This server already has a league called **{prev.name}** "
+                    f"This server already has a league called **{shown(prev.name)}** "
                     f"(season {prev.season} is open). Pick another name, or close that season "
                     "first with `/league-admin close-season`."
                 )
             if prev is not None and prev.game != game:
                 raise LeagueError(
-                    f"**{prev.name}** is a league of another game; a new season keeps its game. "
+                    f"**{shown(prev.name)}** is a league of another game; a new season keeps its "
+                    "game. "
                     "Pick another name for a league of this game."
                 )
             season = prev.season + 1 if prev else 1
@@ -153,7 +154,7 @@ class PostgresLeagueStore(PostgresConnection):
         if league is None:
             which = f" season {season}" if season is not None else ""
             raise NotFound(
-                f"There is no league called **{name}**{which} on this server. "
+                f"There is no league called **{shown(name)}**{which} on this server. "
                 "`/league list` shows the leagues here."
             )
         return league
@@ -234,7 +235,7 @@ class PostgresLeagueStore(PostgresConnection):
             await self._lock_league(db, league.id)  # two joins asking for one colour
             existing = await self.member_by_user(league.id, user_id, db=db)
             if existing is not None and existing.active:
-                raise LeagueError(f"You are already a member of **{league.label}**.")
+                raise LeagueError(f"You are already a member of **{shown(league.label)}**.")
             if colour is not None:
                 taken = await self._one(
                     "SELECT display_name FROM league_members WHERE league_id = $1"
@@ -278,7 +279,7 @@ class PostgresLeagueStore(PostgresConnection):
             await self._lock_league(db, league.id)
             member = await self.member_by_user(league.id, user_id, db=db)
             if member is None or not member.active:
-                raise LeagueError(f"That driver is not a member of **{league.label}**.")
+                raise LeagueError(f"That driver is not a member of **{shown(league.label)}**.")
             await db.execute("UPDATE league_members SET active = 0 WHERE id = $1", member.id)
         return member.model_copy(update={"active": False})
 
@@ -296,7 +297,8 @@ class PostgresLeagueStore(PostgresConnection):
         )
         if row is None:
             raise NotFound(
-                f"**{league.label}** has no round {number}. `/league calendar` lists its rounds."
+                f"**{shown(league.label)}** has no round {number}. `/league calendar` lists its "
+                "rounds."
             )
         return _round(row)
 

@@ -174,12 +174,6 @@ async def test_league_commands_show_typed_names_escaped_and_ping_nobody(tmp_path
         assert ping_problems(sent, drivers=set()) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="store/leagues.py words its refusals with raw names (create_league, get_league, "
-    "join_league, get_round): e.g. 'You are already a member of **<@999> **x** @everyone "
-    "(season 1)**.'",
-)
 async def test_store_refusals_name_the_league_escaped(tmp_path: Path) -> None:
     async with InProcessDriver(make_bot(tmp_path / "store.db"), evil_world()) as d:
         await d.slash("league", "create", name=EVIL_LEAGUE, game="waddington", user=ALICE)
