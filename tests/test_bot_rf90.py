@@ -93,10 +93,7 @@ async def test_a_whole_race_decided_in_the_cockpit(tmp_path: Path, track: str) -
         # driver's line, none after the pictures of a later activation. Lines with no
         # picture of their own open the next prompt: no message of a lone line.
         lines = [
-            line
-            for m in public
-            for line in str(m.get("content")).splitlines()
-            if line in told
+            line for m in public for line in str(m.get("content")).splitlines() if line in told
         ]
         rest = iter(told)
         assert all(line in rest for line in lines)  # a subsequence: in the same order
