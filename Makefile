@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install test lint demo run bench verify clean
+.PHONY: install test lint typecheck demo run bench verify clean
 
 $(STAMP): pyproject.toml
 	@$(PY) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -20,7 +20,10 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: lint
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+test: lint typecheck
 	$(BIN)/pytest
 
 demo: $(STAMP)
@@ -36,4 +39,4 @@ verify: $(STAMP)
 	$(BIN)/paddock verify --db demo-out/demo.db
 
 clean:
-	rm -rf $(VENV) demo-out .pytest_cache .ruff_cache .hypothesis *.egg-info
+	rm -rf $(VENV) demo-out .pytest_cache .ruff_cache .mypy_cache .hypothesis *.egg-info

@@ -217,7 +217,7 @@ async def bench_waddington(quick: bool) -> dict[str, Any]:
     """Clicks of real drivers through the command tree (rules, store, board and close-up
     images, the messages), and the images alone."""
     from renderer.waddington import render_board, render_closeup
-    from rules.base import get_game
+    from rules.waddington import GAME as game  # typed: its destinations() for the close-up
 
     bot_helpers, _ = _driver_modules()
     from tests import f1_driver
@@ -238,11 +238,10 @@ async def bench_waddington(quick: bool) -> dict[str, Any]:
                         continue
                     # from the click's arrival to the bot being done with it, not the harness
                     moves.append(await f1_driver.play_one_click(driver, gid) * 1000)
-    game = get_game("waddington")
     state = game.new_game(7, game.simulation_config(players=6))
     for _ in range(60):  # a race under way: cars spread round the circuit
         state, _ = game.apply(state, game.robot_action(state, game.to_act(state)[0]))
-    while state.turn.phase != "move":
+    while state.turn is None or state.turn.phase != "move":
         state, _ = game.apply(state, game.robot_action(state, game.to_act(state)[0]))
     seat = game.to_act(state)[0]
     dests = game.destinations(state, seat)
