@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bot.client import PaddockBot
+from bot.client import PaddockBot, create_bot
 from bot.settings import Settings
 from store import SqliteStore
 from tests.fakediscord import payloads as pl
@@ -23,9 +23,13 @@ def world() -> pl.World:
     return w
 
 
-def make_bot(db: Path, **settings: Any) -> PaddockBot:
-    values = {"db_path": db, "sync_commands": False, "token": None, **settings}
-    return PaddockBot(Settings(_env_file=None, **values))
+def make_bot(db: Path | str, **settings: Any) -> PaddockBot:
+    """The bot as `paddock run` builds it (`create_bot`: shard settings give a
+    ShardedPaddockBot) on ``db``: a SQLite file, or a database URL (PADDOCK_DATABASE_URL).
+    Settings not given are read from the environment (PADDOCK_*), as `paddock run` does."""
+    where = "database_url" if isinstance(db, str) and "://" in db else "db_path"
+    values = {where: db, "sync_commands": False, "token": None, **settings}
+    return create_bot(Settings(_env_file=None, **values))
 
 
 async def dump(store: SqliteStore) -> dict[str, list[tuple[Any, ...]]]:

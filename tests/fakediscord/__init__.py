@@ -34,6 +34,13 @@ Faults (tests/test_bot_faults.py), on ``fd.backend``::
     await fd.drop_gateway()                        # the client RESUMEs, missed events replayed
 
 (429s need the loopback server: discord.py's own HTTP layer waits ``retry_after`` there.)
+
+Shards (loopback server; tests/test_shards_e2e.py)::
+
+    world.add_guild(guild_id, "Other", channels={channel_id: "general"})  # a second guild
+    async with FakeDiscord(world, shard_count=2) as fd:  # GET /gateway/bot says 2
+        ...  # IDENTIFY with shard [i, 2] gets READY / GUILD_CREATE for shard i's guilds only;
+             # a guild's events go to the session of shard (guild_id >> 22) % 2
 """
 
 from .backend import (

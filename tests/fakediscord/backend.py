@@ -375,6 +375,8 @@ class Backend:
     def __init__(self, world: pl.World | None = None, *, url_base: str = ""):
         self.world = world or pl.World.default()
         self.url_base = url_base or "https://cdn.fakediscord.invalid"
+        self.gateway_url = "wss://gateway.fakediscord.invalid"  # the loopback server sets both
+        self.shard_count = 1  # what GET /gateway/bot recommends
         self.calls: Calls = Calls()
         self.messages: dict[int, dict[str, Any]] = {}
         self.attachments: dict[str, bytes] = {}  # attachment url -> bytes
@@ -657,11 +659,35 @@ class Backend:
             ("POST", "/users/@me/channels", self._create_dm),
             ("GET", "/users/{uid}", self._get_user),
             ("GET", "/guilds/{gid}/members/{uid}", self._get_member),
-            ("GET", "/guilds/{gid}/channels", lambda c, gid: list(self.world.channels.values())),
-            ("GET", "/guilds/{gid}/roles", lambda c, gid: list(self.world.roles.values())),
-            ("GET", "/guilds/{gid}", lambda c, gid: self.world.guild_payload()),
+            ("GET", "/guilds/{gid}/channels", lambda c, gid: self._guild(gid, "channels")),
+            ("GET", "/guilds/{gid}/roles", lambda c, gid: self._guild(gid, "roles")),
+            ("GET", "/guilds/{gid}", lambda c, gid: self._guild(gid, None)),
+            ("GET", "/gateway/bot", self._gateway_bot),
         ]
         return [(m, _compile(p), h) for m, p, h in r]
+
+    def _guild(self, gid: str, part: str | None) -> Any:
+        # a guild the world does not know: the world's own, as before guilds were added
+        guild = int(gid) if int(gid) in self.world.guild_ids else self.world.guild_id
+        if part == "channels":
+            return self.world.channels_of(guild)
+        if part == "roles":
+            return self.world.roles_of(guild)
+        return self.world.guild_payload(guild)
+
+    def _gateway_bot(self, call: Call) -> dict[str, Any]:
+        """GET /gateway/bot: where to connect and the shard count Discord recommends (the
+        count the test gave the fake)."""
+        return {
+            "url": self.gateway_url,
+            "shards": self.shard_count,
+            "session_start_limit": {
+                "total": 1000,
+                "remaining": 1000,
+                "reset_after": 0,
+                "max_concurrency": 1,
+            },
+        }
 
     # commands
     def _get_commands(self, call: Call, app: str, guild: str | None = None) -> list:
@@ -736,7 +762,7 @@ class Backend:
             interaction=meta,
         )
         if channel_id in self.threads:
-            msg["guild_id"] = str(self.world.guild_id)
+            msg["guild_id"] = str(self.world.guild_of(channel_id))
         return self._store(msg)
 
     def _info(self, token: str) -> InteractionInfo:

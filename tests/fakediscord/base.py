@@ -29,6 +29,8 @@ def default_ignored_task(task: asyncio.Task[Any]) -> bool:
     filename, qualname = _coro_ident(task)
     if qualname.endswith("__timeout_task_impl"):  # discord.ui.View timeout sleeper
         return True
+    if qualname == "Shard.worker":  # an AutoShardedClient's loop reading one shard
+        return True
     # ext.tasks loops
     return "discord/ext/tasks" in filename.replace("\\", "/")
 

@@ -3,12 +3,14 @@
 Started by :class:`tests.fakediscord.process.BotProcess`, so that a test can SIGKILL the bot
 and start another on the same database::
 
-    python -m tests.fakediscord.child --api-base URL --gateway URL --db PATH
+    python -m tests.fakediscord.child --api-base URL --gateway URL --db PATH-OR-URL
 
 Prints ``READY`` on stdout once ``on_ready`` fired; logs to stderr as ``LEVEL:name:message``
 (the parent turns ERROR lines into :attr:`Calls.errors`).  The environment is left alone, so
-``PADDOCK_*`` variables set by the test reach the bot's settings.  SIGTERM closes the bot
-politely (store included); SIGKILL is the point of the exercise.
+``PADDOCK_*`` variables set by the test reach the bot's settings, and the bot is built as
+``paddock run`` builds it (``create_bot``): PADDOCK_SHARD_COUNT / PADDOCK_SHARD_IDS make it a
+sharded bot over those shards.  ``--db`` is a SQLite file or a ``postgresql://`` URL.
+SIGTERM closes the bot politely (store included); SIGKILL is the point of the exercise.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import yarl
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
 
+from bot import timers
 from tests.bot_helpers import make_bot
 
 READY_LINE = "READY"
@@ -32,9 +35,11 @@ LOG_FORMAT = "%(levelname)s:%(name)s:%(message)s"
 ON_READY_TASK = "discord.py: on_ready"  # how discord.py names its event handler tasks
 
 
-async def run(api_base: str, gateway: str, db: Path) -> None:
+async def run(api_base: str, gateway: str, db: Path | str, timer_reread: float | None) -> None:
     Route.BASE = api_base
     DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway)
+    if timer_reread is not None:  # how often a shared (PostgreSQL) timer table is re-read
+        timers.SHARED_SLEEP = timer_reread
     bot = make_bot(db)
     # discord.py waits this long after the last GUILD_CREATE before on_ready (2 s by default)
     bot._connection.guild_ready_timeout = 0.05
@@ -68,10 +73,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m tests.fakediscord.child")
     parser.add_argument("--api-base", required=True, help="e.g. http://127.0.0.1:PORT/api/v10")
     parser.add_argument("--gateway", required=True, help="e.g. ws://127.0.0.1:PORT/gateway/")
-    parser.add_argument("--db", required=True, type=Path)
+    parser.add_argument("--db", required=True, help="a SQLite file or a postgresql:// URL")
+    parser.add_argument("--timer-reread", type=float, default=None, help="seconds")
     args = parser.parse_args(argv)
+    db: Path | str = args.db if "://" in args.db else Path(args.db)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format=LOG_FORMAT)
-    asyncio.run(run(args.api_base, args.gateway, args.db))
+    asyncio.run(run(args.api_base, args.gateway, db, args.timer_reread))
 
 
 if __name__ == "__main__":

@@ -108,7 +108,8 @@ class InProcessDriver(InteractionAPI):
             _owners[self._session_id] = self
             parsers = bot._connection.parsers
             parsers["READY"](self.world.ready_payload())
-            parsers["GUILD_CREATE"](self.world.guild_payload())
+            for guild_id in self.world.guild_ids:
+                parsers["GUILD_CREATE"](self.world.guild_payload(guild_id))
             await asyncio.wait_for(bot.wait_until_ready(), self.timeout)
             await wait_idle(baseline, timeout=self.timeout, ignore=self.ignore_task)
         except BaseException:

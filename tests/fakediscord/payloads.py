@@ -3,7 +3,8 @@
 Everything here is plain JSON-able dicts shaped like what the real Discord API sends
 (gateway READY / GUILD_CREATE / INTERACTION_CREATE, REST message objects, ...).
 
-The :class:`World` describes the fake guild (roles, channels, members) the bot lives in.
+The :class:`World` describes the fake guild (roles, channels, members) the bot lives in,
+and any further guilds (:meth:`World.add_guild`), for a bot with shards.
 """
 
 from __future__ import annotations
@@ -31,6 +32,11 @@ def snowflake() -> int:
 
 def iso_now() -> str:
     return dt.datetime.now(dt.UTC).isoformat()
+
+
+def shard_of(guild_id: int | None, shard_count: int) -> int:
+    """The shard Discord sends a guild's events to (direct messages: shard 0)."""
+    return 0 if guild_id is None else (int(guild_id) >> 22) % shard_count
 
 
 # --------------------------------------------------------------------------- permissions
@@ -159,7 +165,8 @@ def text_channel_payload(
 
 @dataclass
 class World:
-    """The fake Discord universe: the bot's identity and one guild."""
+    """The fake Discord universe: the bot's identity and one guild (``guild_id``), plus any
+    guilds added with :meth:`add_guild` (same roles and members, channels of their own)."""
 
     application_id: int = APPLICATION_ID
     bot_user: FakeUser = BOT_USER
@@ -174,6 +181,7 @@ class World:
     # permissions taken from the bot per channel (its threads follow it): Backend.revoke
     revoked: dict[int, int] = field(default_factory=dict)
     thread_parents: dict[int, int] = field(default_factory=dict)  # thread id -> channel id
+    other_guilds: dict[int, str] = field(default_factory=dict)  # guild id -> name (add_guild)
 
     @classmethod
     def default(cls) -> World:
@@ -213,7 +221,48 @@ class World:
         self.users[user.id] = user
         return user
 
+    def add_guild(self, guild_id: int, name: str, *, channels: dict[int, str]) -> None:
+        """Another guild the bot is in: the members and roles of the world's guild (its own
+        @everyone), and text ``channels`` (id -> name) of its own; the first is its default.
+        Interactions and messages in those channels carry this guild's id."""
+        if guild_id == self.guild_id or guild_id in self.other_guilds:
+            raise ValueError(f"guild {guild_id} is already in the world")
+        self.other_guilds[guild_id] = name
+        for channel_id, channel_name in channels.items():
+            self.add_channel(text_channel_payload(channel_id, channel_name, guild_id=guild_id))
+
     # -- lookups
+    @property
+    def guild_ids(self) -> list[int]:
+        """Every guild of the world, its own first."""
+        return [self.guild_id, *self.other_guilds]
+
+    def guilds_on_shard(self, shard_id: int, shard_count: int) -> list[int]:
+        return [g for g in self.guild_ids if shard_of(g, shard_count) == shard_id]
+
+    def guild_of(self, channel_id: int | None) -> int:
+        """The guild of a channel or thread (the world's guild for one it does not know)."""
+        if channel_id is None:
+            return self.guild_id
+        channel_id = int(channel_id)
+        channel_id = self.thread_parents.get(channel_id, channel_id)
+        channel = self.channels.get(channel_id)
+        if channel is None or channel.get("guild_id") is None:
+            return self.guild_id
+        return int(channel["guild_id"])
+
+    def roles_of(self, guild_id: int) -> list[dict[str, Any]]:
+        """The world's roles as the guild ``guild_id`` has them (its own @everyone)."""
+        roles = []
+        for role in self.roles.values():
+            if int(role["id"]) == self.guild_id and guild_id != self.guild_id:
+                role = {**role, "id": str(guild_id)}
+            roles.append(role)
+        return roles
+
+    def channels_of(self, guild_id: int) -> list[dict[str, Any]]:
+        return [c for c in self.channels.values() if self.guild_of(int(c["id"])) == guild_id]
+
     def user(self, user: FakeUser | int) -> FakeUser:
         if isinstance(user, FakeUser):
             return user
@@ -263,7 +312,15 @@ class World:
             data["user"] = user.user_payload()
         return data
 
-    def ready_payload(self, *, session_id: str = "fake-session", resume_url: str = "") -> dict:
+    def ready_payload(
+        self,
+        *,
+        session_id: str = "fake-session",
+        resume_url: str = "",
+        shard: tuple[int, int] = (0, 1),
+    ) -> dict:
+        """READY for a session of ``shard`` (id, count): it lists that shard's guilds."""
+        guilds = self.guilds_on_shard(*shard)
         return {
             "v": 10,
             "user": {
@@ -273,7 +330,7 @@ class World:
                 "email": None,
             },
             "application": {"id": str(self.application_id), "flags": 0},
-            "guilds": [{"id": str(self.guild_id), "unavailable": True}],
+            "guilds": [{"id": str(g), "unavailable": True} for g in guilds],
             "session_id": session_id,
             "session_type": "normal",
             "resume_gateway_url": resume_url or "wss://gateway.invalid",
@@ -284,15 +341,21 @@ class World:
             "user_settings": {},
             "geo_ordered_rtc_regions": [],
             "auth_session_id_hash": "",
-            "shard": [0, 1],
+            "shard": list(shard),
             "_trace": ["fakediscord"],
         }
 
-    def guild_payload(self) -> dict[str, Any]:
+    def guild_payload(self, guild_id: int | None = None) -> dict[str, Any]:
+        guild_id = self.guild_id if guild_id is None else int(guild_id)
+        name = self.guild_name if guild_id == self.guild_id else self.other_guilds[guild_id]
+        channels = self.channels_of(guild_id)
+        default_channel = (
+            self.default_channel_id if guild_id == self.guild_id else int(channels[0]["id"])
+        )
         members = [self.member_payload(u) for u in self.users.values()]
         return {
-            "id": str(self.guild_id),
-            "name": self.guild_name,
+            "id": str(guild_id),
+            "name": name,
             "icon": None,
             "splash": None,
             "discovery_splash": None,
@@ -305,13 +368,13 @@ class World:
             "verification_level": 0,
             "default_message_notifications": 0,
             "explicit_content_filter": 0,
-            "roles": list(self.roles.values()),
+            "roles": self.roles_of(guild_id),
             "emojis": [],
             "stickers": [],
             "features": [],
             "mfa_level": 0,
             "application_id": None,
-            "system_channel_id": str(self.default_channel_id),
+            "system_channel_id": str(default_channel),
             "system_channel_flags": 0,
             "rules_channel_id": None,
             "vanity_url_code": None,
@@ -330,7 +393,7 @@ class World:
             "member_count": len(members),
             "voice_states": [],
             "members": members,
-            "channels": list(self.channels.values()),
+            "channels": channels,
             "threads": [],
             "presences": [],
             "stage_instances": [],
@@ -360,7 +423,7 @@ class World:
             "redirect_uris": [],
             "interactions_endpoint_url": None,
             "role_connections_verification_url": None,
-            "approximate_guild_count": 1,
+            "approximate_guild_count": len(self.guild_ids),
             "integration_types_config": {"0": {}},
         }
 
@@ -432,7 +495,7 @@ def message_payload(
         "nonce": body.get("nonce"),
     }
     if channel_id in world.channels:
-        msg["guild_id"] = str(world.guild_id)
+        msg["guild_id"] = str(world.guild_of(channel_id))
     if webhook_id is not None:
         msg["webhook_id"] = str(webhook_id)
         msg["application_id"] = str(world.application_id)
@@ -479,7 +542,7 @@ def thread_payload(
     return {
         "id": str(thread_id or snowflake()),
         "type": type_,
-        "guild_id": str(world.guild_id),
+        "guild_id": str(world.guild_of(parent_id)),
         "parent_id": str(parent_id),
         "owner_id": str(owner_id or world.bot_user.id),
         "name": name,
@@ -546,12 +609,13 @@ def _interaction_base(
         member = world.member_payload(user)
         perms = world.permissions_for(user) if permissions is None else permissions
         member["permissions"] = str(perms)
+        guild_id = world.guild_of(channel_id)
         data.update(
-            guild_id=str(world.guild_id),
-            guild={"id": str(world.guild_id), "locale": world.locale, "features": []},
+            guild_id=str(guild_id),
+            guild={"id": str(guild_id), "locale": world.locale, "features": []},
             guild_locale=world.locale,
             member=member,
-            authorizing_integration_owners={"0": str(world.guild_id)},
+            authorizing_integration_owners={"0": str(guild_id)},
             context=0,
         )
     else:
@@ -632,7 +696,7 @@ class ResolvedBuilder:
                 "type": ch["type"],
                 "permissions": str(P.all().value),
                 "parent_id": ch.get("parent_id"),
-                "guild_id": str(self.world.guild_id),
+                "guild_id": str(self.world.guild_of(cid)),
             },
         )
         return str(cid)

@@ -10,6 +10,16 @@ the fake Discord (messages, interactions, call log) lives on across restarts::
         async with BotProcess(fd, db):
             listed = await fd.slash("league", "list")
 
+Shards: give each process ``PADDOCK_SHARD_COUNT`` / ``PADDOCK_SHARD_IDS`` in ``env`` (and one
+database, e.g. a PostgreSQL URL as ``db``); an interaction goes to the process serving its
+guild's shard, and its errors are read from that process's log::
+
+    async with RemoteFakeDiscord(world, shard_count=2) as fd:
+        env = {"PADDOCK_SHARD_COUNT": "2"}
+        async with BotProcess(fd, url, env={**env, "PADDOCK_SHARD_IDS": "0"}), \
+                BotProcess(fd, url, env={**env, "PADDOCK_SHARD_IDS": "1"}):
+            ...
+
 :meth:`RemoteFakeDiscord.slash` and friends build payloads from a command tree built in this
 process (the bot is constructed but never started here), push INTERACTION_CREATE over the
 websocket, wait for the interaction's callback and then for the REST traffic to go quiet.
@@ -28,10 +38,12 @@ from typing import Any
 
 from discord import app_commands
 
+from bot.settings import parse_shard_ids
+
 from . import payloads as pl
 from .backend import Calls
 from .base import BotError, check_errors
-from .server import FakeDiscord
+from .server import FakeDiscord, GatewaySession
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 ERROR_LEVELS = ("ERROR:", "CRITICAL:")  # prefixes of child log lines (see child.LOG_FORMAT)
@@ -73,9 +85,8 @@ class RemoteFakeDiscord(FakeDiscord):
         super().__init__(world, timeout=timeout, **kwargs)
         self.tree = tree
         self.quiet = quiet  # no REST call for this long = the bot is done with an interaction
-        self.process: BotProcess | None = None  # set by BotProcess; its stderr gives errors
-        self._gone = asyncio.Event()  # set when the current gateway connection closes
-        self._gone.set()
+        self.process: BotProcess | None = None  # the last started; its stderr gives errors
+        self.processes: dict[int, BotProcess] = {}  # shard id -> the process started for it
 
     async def start(self) -> None:
         if self.tree is None:
@@ -86,18 +97,6 @@ class RemoteFakeDiscord(FakeDiscord):
     def _tree(self) -> app_commands.CommandTree:
         assert self.tree is not None, "start() the server first"
         return self.tree
-
-    @property
-    def connected(self) -> bool:
-        """A client has IDENTIFYed on the current gateway connection."""
-        return self._ws_ready.is_set()
-
-    async def _gateway(self, request: Any) -> Any:
-        gone = self._gone = asyncio.Event()
-        try:
-            return await super()._gateway(request)
-        finally:
-            gone.set()
 
     async def wait_quiet(self, quiet: float | None = None, timeout: float | None = None) -> None:
         """Wait until no REST call arrived for ``quiet`` seconds (at most ``timeout``); a bot
@@ -110,11 +109,26 @@ class RemoteFakeDiscord(FakeDiscord):
             seen = len(self.backend.calls)
             await asyncio.sleep(min(quiet, max(0.0, deadline - loop.time())))
 
+    async def _connected_session(self, guild_id: int | None) -> GatewaySession:
+        """The session of the guild's shard, once a client is connected on it (not while it
+        is dropped: an interaction is sent to a live connection)."""
+        while True:
+            session = await self.session_for(guild_id)
+            if session.ready.is_set():
+                return session
+            await self._until(
+                lambda s=session: s.ready.is_set() or self.sessions.get(s.shard_id) is not s,
+                None,
+                f"shard {session.shard_id} not back",
+            )
+
     async def _deliver(self, payload: dict[str, Any]) -> Calls:
         mark = self.backend.mark()
-        log_mark = len(self.process.log) if self.process else 0
-        await asyncio.wait_for(self._ws_ready.wait(), self.timeout)
-        gone = self._gone  # the connection the interaction goes out on
+        guild_id = payload.get("guild_id")
+        session = await self._connected_session(None if guild_id is None else int(guild_id))
+        process = self.processes.get(session.shard_id, self.process)
+        log_mark = len(process.log) if process else 0
+        gone = session.gone  # the connection the interaction goes out on
         callback = f"^/interactions/{payload['id']}/{re.escape(payload['token'])}/callback$"
         answered = asyncio.ensure_future(
             self.backend.wait_for_call(
@@ -123,7 +137,7 @@ class RemoteFakeDiscord(FakeDiscord):
         )
         closed = asyncio.ensure_future(gone.wait())
         try:
-            await self.push("INTERACTION_CREATE", payload)
+            await self._dispatch(session, "INTERACTION_CREATE", payload)
             await asyncio.wait({answered, closed}, return_when=asyncio.FIRST_COMPLETED)
             if not answered.done():
                 raise BotGone(
@@ -137,31 +151,44 @@ class RemoteFakeDiscord(FakeDiscord):
         if not gone.is_set():
             await self.wait_quiet()
         calls = Calls(self.backend.calls[mark:])
-        if self.process is not None:
+        if process is not None:
             await asyncio.sleep(0.05)  # stderr may trail the REST calls a little
-            calls.errors = self.process.errors_since(log_mark)
+            calls.errors = process.errors_since(log_mark)
         return check_errors(calls, self.raise_errors)
 
 
 class BotProcess:
-    """``python -m tests.fakediscord.child`` serving ``fd`` from the database ``db``.
+    """``python -m tests.fakediscord.child`` serving ``fd`` from the database ``db`` (a SQLite
+    file, or a ``postgresql://`` URL).
 
     ``env`` is added to the environment (PADDOCK_* variables inherited from the test runner's
-    shell are dropped first, so a developer's settings cannot leak in)."""
+    shell are dropped first, so a developer's settings cannot leak in); its
+    PADDOCK_SHARD_COUNT / PADDOCK_SHARD_IDS are the shards the process serves.
+    ``timer_reread``: how often the bot re-reads a shared (PostgreSQL) timer table, in
+    seconds (the bot's own default otherwise)."""
 
     def __init__(
         self,
         fd: RemoteFakeDiscord,
-        db: Path,
+        db: Path | str,
         *,
         env: dict[str, str] | None = None,
         ready_timeout: float = 20.0,
+        timer_reread: float | None = None,
     ) -> None:
         self.fd = fd
         self.db = db
         self.env = env or {}
         self.ready_timeout = ready_timeout
+        self.timer_reread = timer_reread
+        count = self.env.get("PADDOCK_SHARD_COUNT")
+        ids = self.env.get("PADDOCK_SHARD_IDS")
+        if count:
+            self.shard_ids = list(parse_shard_ids(ids, int(count)) if ids else range(int(count)))
+        else:
+            self.shard_ids = [0]  # no shards: one connection, shard 0 of 1
         self.proc: asyncio.subprocess.Process | None = None
+        self.sessions: list[GatewaySession] = []  # the gateway sessions of its last start
         self.log: list[str] = []  # the child's stderr, line by line
         self._readers: list[asyncio.Task[None]] = []
 
@@ -187,17 +214,18 @@ class BotProcess:
         env = {k: v for k, v in os.environ.items() if not k.startswith("PADDOCK_")}
         env.update(self.env)
         self.log = []
+        self.sessions = []
         self.fd.process = self
+        self.fd.processes.update(dict.fromkeys(self.shard_ids, self))
+        args = ["--api-base", self.fd.api_base, "--gateway", self.fd.gateway_url]
+        args += ["--db", str(self.db)]
+        if self.timer_reread is not None:
+            args += ["--timer-reread", str(self.timer_reread)]
         self.proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
             "tests.fakediscord.child",
-            "--api-base",
-            self.fd.api_base,
-            "--gateway",
-            self.fd.gateway_url,
-            "--db",
-            str(self.db),
+            *args,
             cwd=PROJECT_ROOT,
             env=env,
             stdin=asyncio.subprocess.DEVNULL,
@@ -221,8 +249,9 @@ class BotProcess:
             pass
         if not line:
             raise EOFError(f"child exited with {await self.proc.wait()}")  # type: ignore[union-attr]
-        # the child saw READY, so fd marked the socket ready before; wait anyway, cheaply
-        await self.fd._ws_ready.wait()
+        # the child saw READY, so fd marked its sessions ready before; wait anyway, cheaply
+        await self.fd.wait_shards(self.shard_ids)
+        self.sessions = [self.fd.sessions[i] for i in self.shard_ids]
 
     async def _read_stderr(self, stream: asyncio.StreamReader) -> None:
         while line := await stream.readline():
@@ -265,9 +294,11 @@ class BotProcess:
             except TimeoutError:
                 proc.kill()
                 await proc.wait()
-        # let the fake notice the dropped websocket, so `fd.connected` is False on return
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.fd._gone.wait(), timeout)
+        # let the fake notice the dropped websockets, so that `fd.shard_connected(i)` is
+        # False for this process's shards on return (and `fd.connected`, if it was alone)
+        for session in self.sessions:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(session.gone.wait(), timeout)
         # the pipes close with the process; let the readers take the last lines
         if self._readers:
             await asyncio.wait(self._readers, timeout=timeout)
