@@ -10,6 +10,30 @@ Shape (every game adds its own entry under "games"):
 runs, each getting a click: spread at 20 a second ("p99_ms", the budget's figure) and all at
 the same instant ("burst_p99_ms"); "rss_mb" is that process's, the most seen.
 
+"mixed" is issue 11's load, in a fresh process too: 150 Waddington + 25 RF90 + 25 Pit Formula
+games on one bot (--quick: 14 + 3 + 3), whose simulated users act after a seeded pause of
+1-4 s each time, for 60 s (--quick: 15 s): Waddington's driver pinged clicks a button of the
+prompt, RF90's opens the cockpit and clicks down to what the seat policy would choose, each
+Pit Formula crew makes its robot's repair, reveal, flag... For every interaction, from its
+dispatch to its first answer (a defer counts: "answer_p99_ms") and to the move done (the next
+prompt posted when the move hands the turn on, the answer otherwise: "done_p99_ms");
+"late_answers" those answered after Discord's 3 s deadline or never; the RSS every second
+("rss_mb": the first, after the games were set up; the last; the most), and the CPU the
+process used ("cpu_cores": 1.0 is one core busy). The simulated users read the games
+through a store of their own, not the bot's connection. Also per game ("by_game"), and what
+went wrong: "errors_logged" (ERROR log records), "http_errors" (the fake Discord's
+refusals), "stuck_moves" (answered, but no next prompt), "refused_moves".
+  {"mixed": {"games": {"waddington", "rf90", "pitformula"}, "seconds", "interactions",
+   "answer_p99_ms", "answer_max_ms", "done_p99_ms", "late_answers", "unanswered",
+   "rss_mb": {"start", "end", "max"}, "by_game": {...}, ...}}
+
+"two_processes" is issue 14's figure, with --db only: two fresh bench processes at the same
+time on one PostgreSQL schema (the same tables, each its own races), each running the
+"concurrency" part: {"games": [a, b], "p99_ms": [a, b], "max_ms", "burst_p99_ms": [a, b],
+"rss_mb": [a, b]}. On SQLite: {"skipped": "<why>"}.
+
+`--only mixed,two_processes` runs just those parts (PART_NAMES lists them).
+
 "rf90" adds the cockpit clicks of a race through the command tree: "press_ms" (a decision's
 last click to everything posted, robots' activations after it included),
 "press_to_picture_ms" (to its activation's pictures posted: the budget's figure), "cockpit_ms",
@@ -30,11 +54,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import itertools
 import sys
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from pathlib import Path
 from typing import Any
 
@@ -263,12 +288,52 @@ async def bench_waddington(quick: bool) -> dict[str, Any]:
     }
 
 
-async def bench_waddington_concurrency(quick: bool) -> dict[str, Any]:
+async def start_f1(driver: Any, *, laps: int, robots: int) -> int:
+    """ALICE opens a /f1 race, BOB joins, ALICE starts it; the game id, read from the lobby's
+    buttons (not from the store's list, which another process may be adding to)."""
+    from tests import f1_driver
+    from tests.fakediscord import ALICE, BOB
+
+    calls = await driver.slash("f1", "new", laps=laps, robots=robots, turn_minutes=60, user=ALICE)
+    gid = _lobby_id(calls, "f1")
+    await driver.click(f"pd:f1:{gid}:join", user=BOB)
+    await driver.click(f"pd:f1:{gid}:start", user=ALICE)
+    await f1_driver.settled(driver, gid)
+    return gid
+
+
+def _lobby_id(calls: Any, area: str) -> int:
+    """The game id in a lobby's Join button among the calls a command made."""
+    for call in calls:
+        for custom_id in call.custom_ids:
+            parts = custom_id.split(":")
+            if parts[:2] == ["pd", area] and parts[-1] == "join":
+                return int(parts[2])
+    raise AssertionError(f"no /{area} lobby in {list(calls)!r}")
+
+
+@contextlib.asynccontextmanager
+async def _database(tmp: str, name: str, url: str | None) -> AsyncIterator[str]:
+    """`url` when given (a database shared with another process), else a new one."""
+    if url is not None:
+        yield url
+        return
+    async with bench_database(tmp, name) as new:
+        yield new
+
+
+async def bench_waddington_concurrency(
+    quick: bool, url: str | None = None, ids_from: int | None = None, games: int | None = None
+) -> dict[str, Any]:
     """Many /f1 races on one bot, each getting a click (fed to the connection state the way
     the gateway does): from each click to its race's last message or edit (state persisted,
     images drawn, prompt posted). Twice: clicks spread at 20 a second (a busy league night:
     "p99_ms"), and all at the same instant ("burst_p99_ms", bound by the CPU the images
-    take: ~20-30 ms each on 2 cores). And the RSS with all the races loaded."""
+    take: ~20-30 ms each on 2 cores). And the RSS with all the races loaded.
+
+    `url`: a database another bench process uses at the same time (two_processes), and
+    `ids_from` the fake Discord's first snowflake counter, so the two never make the same
+    thread or message id; `games`: instead of 200 (20 with `quick`)."""
     from rules.base import get_game
 
     bot_helpers, _ = _driver_modules()
@@ -276,15 +341,20 @@ async def bench_waddington_concurrency(quick: bool) -> dict[str, Any]:
     from tests.fakediscord import InProcessDriver
     from tests.fakediscord import payloads as pl
 
+    if ids_from is not None:
+        pl._counter = itertools.count(ids_from)
     game = get_game("waddington")
-    count = 20 if quick else 200
+    count = games or (20 if quick else 200)
     latencies: dict[str, list[float]] = {"spread": [], "burst": []}
     with tempfile.TemporaryDirectory() as tmp:
-        async with bench_database(tmp, "many") as url:
-            bot = bench_bot(url)
+        async with _database(tmp, "many", url) as db:
+            bot = bench_bot(db)
             async with InProcessDriver(bot, bot_helpers.world()) as driver:
                 await bot.images_warm
-                gids = [await f1_driver.start_race(driver, laps=2, robots=0) for _ in range(count)]
+                gids = []
+                for _ in range(count):
+                    gids.append(await start_f1(driver, laps=2, robots=0))
+                    _progress_count("concurrency: races started", len(gids), count)
                 for call in driver.backend.calls:  # the fake Discord's copies of the images
                     call.files.clear()
                 gc.collect()
@@ -609,23 +679,98 @@ def bench_simulations(quick: bool) -> dict[str, dict[str, Any]]:
     return found
 
 
-def _in_fresh_process(part: str, quick: bool) -> dict[str, Any]:
-    """One part of the bench run in a new Python process; its JSON result."""
+def _progress_count(what: str, done: int, total: int) -> None:
+    if done == total or done % 25 == 0:
+        _progress(f"{what} {done}/{total}")
+
+
+def _in_fresh_process(part: str, quick: bool, label: str = "", **options: Any) -> dict[str, Any]:
+    """One part of the bench run in a new Python process (`options`: the part's keyword
+    arguments); its JSON result. Its progress lines go on to stderr (`label` before them)."""
+    import collections
     import json
     import subprocess
+    import threading
 
     code = (
         f"import asyncio, json, sys; from bot import bench; bench.DB_URL = {DB_URL!r}; "
-        f"print(json.dumps(asyncio.run(bench.PARTS[{part!r}]({quick!r}))))"
+        f"print(json.dumps(asyncio.run(bench.PARTS[{part!r}]({quick!r}, **{options!r}))))"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
-    if out.returncode != 0:
-        tail = "\n".join(out.stderr.strip().splitlines()[-15:])
-        raise RuntimeError(f"bench part {part!r} failed:\n{tail}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    tail: collections.deque[str] = collections.deque(maxlen=15)
+
+    def relay() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            tail.append(line.rstrip("\n"))
+            if line.startswith("bench: "):
+                print(f"bench: {label}{line.removeprefix('bench: ')}", end="", file=sys.stderr)
+
+    relaying = threading.Thread(target=relay, daemon=True)
+    relaying.start()
+    assert proc.stdout is not None
+    stdout = proc.stdout.read()  # (communicate() would take stderr from the relay)
+    proc.wait()
+    relaying.join()
+    if proc.returncode != 0:
+        lines = "\n".join(tail)
+        raise RuntimeError(f"bench part {part!r} failed:\n{lines}")
+    return json.loads(stdout.strip().splitlines()[-1])
 
 
-PARTS = {"concurrency": bench_waddington_concurrency}
+async def bench_two_processes(quick: bool, games: int | None = None) -> dict[str, Any]:
+    """Issue 14's figure: two fresh bot processes at the same time on one PostgreSQL database
+    (one schema: the same tables, each process its own races), each running the /f1
+    concurrency part (200 races each; 20 with `quick`): both p99s of the clicks spread at
+    20 a second. SQLite: skipped (one process owns a SQLite file), and the JSON says so."""
+    if DB_URL is None:
+        return {"skipped": "needs --db postgresql://...: processes share a database there only"}
+    from store import open_store
+
+    with tempfile.TemporaryDirectory() as tmp:
+        async with bench_database(tmp, "two") as url:
+            async with open_store(url):
+                pass  # the tables, made once before both start
+            options = {"url": url, "games": games}
+            results = await asyncio.gather(
+                *(
+                    asyncio.to_thread(
+                        _in_fresh_process,
+                        "concurrency",
+                        quick,
+                        label=f"process {n + 1}: ",
+                        ids_from=1 + n * 2_000_000,  # the two fakes' snowflakes never meet
+                        **options,
+                    )
+                    for n in range(2)
+                )
+            )
+    return {
+        "games": [r["games"] for r in results],
+        "p99_ms": [r["p99_ms"] for r in results],
+        "max_ms": max(r["max_ms"] for r in results),
+        "burst_p99_ms": [r["burst_p99_ms"] for r in results],
+        "rss_mb": [r["rss_mb"] for r in results],
+    }
+
+
+async def bench_mixed(quick: bool, **options: Any) -> dict[str, Any]:
+    """The mixed load of the three games (bot/bench_mixed.py)."""
+    from bot import bench_mixed
+
+    return await bench_mixed.bench_mixed(quick, **options)
+
+
+PARTS: dict[str, Any] = {
+    "concurrency": bench_waddington_concurrency,
+    "mixed": bench_mixed,
+}
 
 
 def _progress(part: str) -> None:
@@ -659,41 +804,74 @@ def bench_rf90_replay(quick: bool) -> dict[str, Any]:
     }
 
 
-async def run_bench(quick: bool = False, db: str | None = None) -> dict[str, Any]:
-    """`db`: a postgresql:// URL to run on that server (a schema per part); None: SQLite."""
+# What `--only` takes: the parts of a run, in the order they run.
+PART_NAMES = (
+    "league",
+    "waddington",
+    "pitformula",
+    "rf90",
+    "simulations",
+    "concurrency",
+    "mixed",
+    "two_processes",
+    "memory",
+)
+
+
+async def run_bench(
+    quick: bool = False, db: str | None = None, only: Collection[str] | None = None
+) -> dict[str, Any]:
+    """`db`: a postgresql:// URL to run on that server (a schema per part); None: SQLite.
+    `only`: these parts of PART_NAMES (default: all)."""
     global DB_URL
     DB_URL = db
+    unknown = set(only or ()) - set(PART_NAMES)
+    if unknown:
+        raise ValueError(f"unknown bench part(s): {', '.join(sorted(unknown))}")
+    wanted = set(only or PART_NAMES)
     result: dict[str, Any] = {"calibration_ms": calibration_ms(), "quick": quick}
     result["backend"] = backend()
     if db is not None:
         from store.postgres_connection import redacted
 
         result["database"] = redacted(db)
-    _progress("league standings")
-    league, concurrency = await bench_league(quick)
-    _progress("Waddington's clicks and boards")
-    waddington = await bench_waddington(quick)
-    _progress("Pit Formula repairs")
-    pitformula = await bench_pitformula(quick)
-    _progress("RF90 race, track and cockpit clicks")
-    rf90 = bench_rf90(quick)
-    for key, value in (await bench_rf90_table(quick)).items():  # nested figures merged
-        rf90[key] = {**rf90[key], **value} if isinstance(rf90.get(key), dict) else value
-    _progress("RF90 replay")
-    rf90 |= bench_rf90_replay(quick)
-    result["games"] = {
-        "league": league,
-        "waddington": waddington,
-        "pitformula": pitformula,
-        "rf90": rf90,
-    }
-    _progress("simulations")
-    for name, figures in bench_simulations(quick).items():
-        result["games"].setdefault(name, {}).update(figures)
-    league["concurrency"] = concurrency  # standings asked in 10 leagues at once
+    games: dict[str, Any] = {}
+    if "league" in wanted:
+        _progress("league standings")
+        league, concurrency = await bench_league(quick)
+        league["concurrency"] = concurrency  # standings asked in 10 leagues at once
+        games["league"] = league
+    if "waddington" in wanted:
+        _progress("Waddington's clicks and boards")
+        games["waddington"] = await bench_waddington(quick)
+    if "pitformula" in wanted:
+        _progress("Pit Formula repairs")
+        games["pitformula"] = await bench_pitformula(quick)
+    if "rf90" in wanted:
+        _progress("RF90 race, track and cockpit clicks")
+        rf90 = bench_rf90(quick)
+        for key, value in (await bench_rf90_table(quick)).items():  # nested figures merged
+            rf90[key] = {**rf90[key], **value} if isinstance(rf90.get(key), dict) else value
+        _progress("RF90 replay")
+        rf90 |= bench_rf90_replay(quick)
+        games["rf90"] = rf90
+    if "simulations" in wanted:
+        _progress("simulations")
+        for name, figures in bench_simulations(quick).items():
+            games.setdefault(name, {}).update(figures)
+    if games:
+        result["games"] = games
     # In a process of its own, as a bot runs: the RSS is then the bot's, not this run's heap.
-    _progress("concurrent /f1 races in a fresh bot process")
-    result["concurrency"] = await asyncio.to_thread(_in_fresh_process, "concurrency", quick)
-    _progress("memory with 1, 10 and 200 leagues")
-    result["rss_mb"] = await bench_memory()
+    if "concurrency" in wanted:
+        _progress("concurrent /f1 races in a fresh bot process")
+        result["concurrency"] = await asyncio.to_thread(_in_fresh_process, "concurrency", quick)
+    if "mixed" in wanted:
+        _progress("mixed load: the three games in a fresh bot process")
+        result["mixed"] = await asyncio.to_thread(_in_fresh_process, "mixed", quick)
+    if "two_processes" in wanted:
+        _progress("two bot processes on one database")
+        result["two_processes"] = await bench_two_processes(quick)
+    if "memory" in wanted:
+        _progress("memory with 1, 10 and 200 leagues")
+        result["rss_mb"] = await bench_memory()
     return result

@@ -310,14 +310,22 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from bot.bench import run_bench
+    from bot.bench import PART_NAMES, run_bench
 
     if args.db and not args.db.startswith(("postgresql://", "postgres://")):
         print("bench: --db takes a postgresql://... URL (SQLite is the default)", file=sys.stderr)
         return 2
+    only = [name.strip() for name in (args.only or "").split(",") if name.strip()]
+    unknown = sorted(set(only) - set(PART_NAMES))
+    if unknown:
+        print(
+            f"bench: unknown part {', '.join(unknown)} (parts: {', '.join(PART_NAMES)})",
+            file=sys.stderr,
+        )
+        return 2
     setup_logging("WARNING")
     try:
-        result = asyncio.run(run_bench(quick=args.quick, db=args.db))
+        result = asyncio.run(run_bench(quick=args.quick, db=args.db, only=only or None))
     except _store_errors() as exc:
         return _store_failed(args.db, exc)
     print(json.dumps(result, indent=None if args.json else 2))
@@ -436,6 +444,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--db",
         help="run on this PostgreSQL server (postgresql://user@host/db; a schema per part, "
         "dropped afterwards) instead of SQLite files",
+    )
+    p.add_argument(
+        "--only",
+        metavar="PARTS",
+        help="run only these parts, comma-separated: league, waddington, pitformula, rf90, "
+        "simulations, concurrency, mixed, two_processes, memory",
     )
     p.add_argument("--json", action="store_true", help="one JSON object on one line")
     p.set_defaults(func=cmd_bench)

@@ -1,9 +1,11 @@
 """`paddock bench --db postgresql://...`: the same bench on PostgreSQL, each part in a schema
 of its own (dropped afterwards), the backend named in the JSON. (The whole bench is run by
-tests/test_cli.py on SQLite; here the parts that choose the database.)"""
+tests/test_cli.py on SQLite; here the parts that choose the database, and the mixed and
+two-process parts in small.)"""
 
 from __future__ import annotations
 
+import json
 import socket
 from pathlib import Path
 
@@ -72,3 +74,54 @@ def test_bench_on_an_unreachable_server_is_one_line(capsys: pytest.CaptureFixtur
         err[-1] == f"paddock: postgresql://u@127.0.0.1:{port}/x: cannot connect: connection refused"
     )
     assert "pw" not in "\n".join(err)
+
+
+async def test_mixed_load_in_small_reports_every_figure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The mixed part (issue 11's load) in small: one game of each kind, a few seconds."""
+    monkeypatch.setattr(bench, "DB_URL", None)
+    games = {"waddington": 1, "rf90": 1, "pitformula": 1}
+    mixed = await bench.bench_mixed(True, games=games, seconds=4)
+    assert mixed["games"] == games
+    assert mixed["interactions"] > 0
+    assert mixed["answer_p99_ms"] > 0 and mixed["done_p99_ms"] > 0
+    assert isinstance(mixed["late_answers"], int) and mixed["late_answers"] >= 0
+    assert set(mixed["rss_mb"]) == {"start", "end", "max"}
+    assert all(v > 0 for v in mixed["rss_mb"].values())
+    assert mixed["rss_mb"]["max"] >= max(mixed["rss_mb"]["start"], mixed["rss_mb"]["end"])
+    assert set(mixed["by_game"]) == set(games)
+    assert sum(g["interactions"] for g in mixed["by_game"].values()) == mixed["interactions"]
+
+
+async def test_two_processes_are_skipped_on_sqlite(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bench, "DB_URL", None)
+    skipped = await bench.bench_two_processes(True)
+    assert set(skipped) == {"skipped"} and "postgresql://" in skipped["skipped"]
+
+
+async def test_two_processes_share_one_postgres_schema(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two fresh bench processes at once on one schema, each its own few /f1 races: both
+    p99s reported, and the schema dropped afterwards."""
+    monkeypatch.setattr(bench, "DB_URL", pg_url)
+    before = await schemas(pg_url)
+    two = await bench.bench_two_processes(True, games=2)
+    assert two["games"] == [2, 2]
+    assert len(two["p99_ms"]) == 2 and all(p > 0 for p in two["p99_ms"])
+    assert two["max_ms"] >= max(two["p99_ms"])
+    assert len(two["rss_mb"]) == 2 and all(r > 0 for r in two["rss_mb"])
+    left = await schemas(pg_url) - before  # (other test runs make and drop theirs meanwhile)
+    assert not [s for s in left if s.startswith("paddock_bench_two_")]
+
+
+def test_bench_only_runs_the_parts_named(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "--quick", "--json", "--only", "two_processes"]) == 0
+    out = capsys.readouterr()
+    result = json.loads(out.out)
+    assert result["backend"] == "sqlite" and "skipped" in result["two_processes"]
+    assert not {"games", "concurrency", "mixed", "rss_mb"} & set(result)
+    assert "bench: two bot processes on one database" in out.err
+    assert main(["bench", "--only", "mixed,nonsense"]) == 2
+    assert "unknown part nonsense" in capsys.readouterr().err

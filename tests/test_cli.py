@@ -118,7 +118,13 @@ def test_bench_quick_prints_one_json_object_in_the_agreed_shape() -> None:
         assert 0 < rf90[figure]["p50"] <= rf90[figure]["p99"]
     assert result["concurrency"]["rss_mb"] > 0
     assert rf90["replay_frames"] > 2 and 0 < rf90["replay_bytes"] < 10 * 1024 * 1024
+    mixed = result["mixed"]  # issue 11's load, in small: 20 games of the three, 15 s
+    assert sum(mixed["games"].values()) == 20 and mixed["interactions"] > 0
+    assert mixed["answer_p99_ms"] > 0 and mixed["done_p99_ms"] > 0
+    assert mixed["late_answers"] >= 0 and set(mixed["rss_mb"]) == {"start", "end", "max"}
+    assert "skipped" in result["two_processes"]  # on PostgreSQL only
     assert "bench: RF90 replay" in proc.stderr  # progress, while stdout is the JSON alone
+    assert "bench: mixed: 20 games" in proc.stderr  # the fresh process's progress too
 
 
 def test_simulate_one_race_prints_its_json_summary(capsys) -> None:

@@ -1,0 +1,514 @@
+"""`paddock bench`'s mixed load (issue 11's goal): Waddington, RF90 and Pit Formula games on
+one bot in a fresh process, each driven by simulated users pausing 1-4 s before each
+interaction; every interaction timed from dispatch to its answer and to its move done,
+answers after Discord's 3 s deadline counted, RSS sampled. Run by `bot.bench` ("mixed")."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import gc
+import random
+import re
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from bot.bench import (
+    _driver_modules,
+    _lobby_id,
+    _progress,
+    _progress_count,
+    bench_bot,
+    bench_database,
+    percentiles,
+    rss_mb,
+    start_f1,
+)
+
+MIXED_GAMES = {"waddington": 150, "rf90": 25, "pitformula": 25}
+MIXED_GAMES_QUICK = {"waddington": 14, "rf90": 3, "pitformula": 3}
+MIXED_SECONDS, MIXED_SECONDS_QUICK = 60.0, 15.0
+THINK_S = (1.0, 4.0)  # a simulated user's pause before each interaction
+DEADLINE_S = 3.0  # Discord's: an interaction not answered by then fails for its user
+WAIT_S = 30.0  # how long a simulated user waits for an answer or a prompt before giving up
+
+
+@dataclasses.dataclass
+class _Sent:
+    """One interaction a simulated user sent, and what the fake Discord saw of it."""
+
+    kind: str
+    at: float
+    what: str  # the button's custom_id or the command, for the report of one never answered
+    answered: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
+    answer_at: float | None = None
+    answer_type: int | None = None  # the callback's type: 4 message, 5/6 deferred, 7 update
+    message: dict[str, Any] | None = None  # the message the answer made or edited
+    done_at: float | None = None
+
+
+def _walk(components: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    for component in components:
+        yield component
+        yield from _walk(component.get("components") or [])
+
+
+def _what(payload: dict[str, Any]) -> str:
+    data = payload.get("data") or {}
+    if "custom_id" in data:
+        return str(data["custom_id"])
+    names, options = [str(data.get("name"))], data.get("options") or []
+    while options and options[0].get("type") in (1, 2):  # subcommand (group)
+        names.append(str(options[0]["name"]))
+        options = options[0].get("options") or []
+    return "/" + " ".join(names)
+
+
+@dataclasses.dataclass
+class _Place:
+    """A game's thread or channel: the newest call there carrying its prompt's buttons."""
+
+    prefix: str  # custom_id prefix of the prompt's buttons
+    prompt: dict[str, Any] | None = None
+    prompt_at: float = 0.0
+    prompted: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
+
+    def shows(self, custom_id: str) -> bool:
+        """Whether the prompt as the fake holds it has this button. (A user clicks only what
+        a message shows: discord.py drops, unanswered, a click on a button the message no
+        longer has, e.g. the race message of a race just over, before the next is posted.)"""
+        components = (self.prompt or {}).get("components") or []
+        return any(c.get("custom_id") == custom_id for c in _walk(components))
+
+
+class _Watch:
+    """Reads the fake Discord's calls as they come (timed by the fake as it received them):
+    each interaction's first answer, and each game's prompts. It drops the calls it has read
+    and the fake's copies of the images, so that the RSS measured is the bot's."""
+
+    def __init__(self, bot: Any, backend: Any) -> None:
+        self.bot, self.backend = bot, backend
+        self.by_token: dict[str, _Sent] = {}
+        self.sent: list[_Sent] = []
+        self.places: dict[int, _Place] = {}
+        self.http_errors: dict[str, int] = {}
+
+    def dispatch(self, payload: dict[str, Any], kind: str) -> _Sent:
+        """The interaction fed to the bot's connection state the way the gateway does."""
+        self.backend.register_interaction(payload)
+        sent = _Sent(kind, time.perf_counter(), what=_what(payload))
+        self.by_token[payload["token"]] = sent
+        self.sent.append(sent)
+        self.bot._connection.parse_interaction_create(payload)
+        return sent
+
+    def poll(self) -> None:
+        calls = self.backend.calls
+        count = len(calls)
+        for call in calls[:count]:
+            self._see(call)
+            call.files.clear()
+        del calls[:count]
+        self.backend.attachments.clear()
+
+    def _see(self, call: Any) -> None:
+        path = call.path
+        parts = path.split("/")
+        if call.status >= 400:
+            key = f"{call.status} {call.method} /{parts[1]}"
+            self.http_errors[key] = self.http_errors.get(key, 0) + 1
+        if parts[1] == "interactions" and len(parts) > 3:
+            sent = self.by_token.pop(parts[3], None)
+            if sent is not None:
+                sent.answer_at, sent.message = call.at, call.message
+                sent.answer_type = int((call.json or {}).get("type") or 0)
+                sent.answered.set()
+        elif parts[1] == "channels" and len(parts) > 3 and parts[3] == "messages":
+            place = self.places.get(int(parts[2]))
+            if (
+                place is not None
+                and call.status < 400
+                and call.message is not None
+                and any(c.startswith(place.prefix) for c in call.custom_ids)
+            ):
+                place.prompt, place.prompt_at = call.message, call.at
+                place.prompted.set()
+
+    async def run(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            self.poll()
+            await asyncio.sleep(0.005)
+        self.poll()
+
+
+class _Users:
+    """The simulated users of the mixed load: each game's loop, seeded, until `until`."""
+
+    def __init__(self, watch: _Watch, driver: Any, reader: Any, until: float, seed: int) -> None:
+        self.watch, self.driver, self.until, self.seed = watch, driver, until, seed
+        self.reader = reader  # a store of the users' own: their reads queue not on the bot's
+        self.done_ms: dict[str, list[float]] = {}
+        self.stuck = 0  # moves answered whose next prompt never came (and not a finish)
+        self.refused = 0  # a turn's move refused (a stale prompt, the wrong user)
+        self.finished = 0  # games over during the run
+
+    async def rf90_loaded(self, gid: int) -> Any:
+        from bot.presenter import Loaded
+        from rules.base import get_game
+
+        record = await self.reader.load_game(gid)
+        game = get_game("rf90")
+        seats = {s.seat: s for s in await self.reader.seats(gid)}
+        return Loaded(record, game, game.load_state(record.state_json), seats)
+
+    def running(self) -> bool:
+        return time.perf_counter() < self.until
+
+    async def think(self, rng: random.Random) -> bool:
+        await asyncio.sleep(rng.uniform(*THINK_S))
+        return self.running()
+
+    async def answer(self, sent: _Sent) -> bool:
+        """Wait for the interaction's first answer; False when it never came."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(sent.answered.wait(), WAIT_S)
+        return sent.answer_at is not None
+
+    def done(self, sent: _Sent, at: float | None) -> None:
+        if at is not None:
+            sent.done_at = at
+            self.done_ms.setdefault(sent.kind, []).append((at - sent.at) * 1000)
+
+    async def prompted(self, place: _Place, after: float) -> float | None:
+        """When the game's next prompt came (after `after`), or None."""
+        give_up = time.perf_counter() + WAIT_S
+        while place.prompt_at <= after:
+            place.prompted.clear()
+            left = give_up - time.perf_counter()
+            if left <= 0:
+                return None
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(place.prompted.wait(), min(left, 1.0))
+        return place.prompt_at
+
+    async def f1(self, gid: int, place: _Place, index: int) -> None:
+        """A /f1 race's two drivers: the driver pinged clicks one of the prompt's buttons
+        (seeded), then waits for the next prompt ("done": state stored, board and prompt
+        posted)."""
+        from tests import f1_driver
+        from tests.fakediscord import payloads as pl
+
+        rng = random.Random(self.seed * 1000 + index)
+        store = self.reader
+        while await self.think(rng):
+            prompt = place.prompt
+            assert prompt is not None
+            offered = [
+                c for c in f1_driver.buttons(prompt) if c["custom_id"].startswith(place.prefix)
+            ]
+            pinged = re.findall(r"<@!?(\d+)>", str(prompt.get("content")))
+            if not offered or not pinged:
+                record = await store.load_game(gid)
+                if record.status != "running":
+                    self.finished += 1
+                    return
+                await asyncio.sleep(0.5)
+                continue
+            custom_id = rng.choice(offered)["custom_id"]
+            user = f1_driver.USERS[int(pinged[-1])]
+            payload = pl.component_payload(self.driver.world, custom_id, message=prompt, user=user)
+            sent = self.watch.dispatch(payload, "waddington")
+            if not await self.answer(sent):
+                continue
+            if sent.answer_type == 4:  # a refusal, in words: nothing was played
+                self.refused += 1
+                continue
+            at = await self.prompted(place, sent.at)
+            self.done(sent, at)
+            if at is None:
+                record = await store.load_game(gid)
+                if record.status != "running":
+                    self.finished += 1
+                    return
+                self.stuck += 1
+
+    async def rf90(self, gid: int, place: _Place, index: int) -> None:
+        """An /rf90 race's drivers: the one waited for opens the cockpit and answers its
+        questions down to what the seat policy would choose, a pause before each click;
+        "done" is the cockpit's answer, and for the decision's last click the next prompt."""
+        from bot.choices import PAGE, encode, path_to
+        from bot.cogs.rf90 import facets
+        from tests import rf90_driver
+        from tests.fakediscord import payloads as pl
+
+        rng = random.Random(self.seed * 1000 + index)
+        while await self.think(rng):
+            now = await self.rf90_loaded(gid)
+            if now.game.is_terminal(now.state):
+                self.finished += 1
+                return
+            waiting = [
+                s for s in rf90_driver.PRESENTER.waiting_seats(now.state) if now.seats[s].user_id
+            ]
+            if not waiting or place.prompt is None or not place.shows(place.prefix):
+                continue
+            seat = waiting[0]
+            user = rf90_driver.USERS[now.seats[seat].user_id or 0]
+            payload = pl.component_payload(
+                self.driver.world, place.prefix, message=place.prompt, user=user
+            )
+            sent = self.watch.dispatch(payload, "rf90")
+            if not await self.answer(sent) or sent.message is None:
+                continue
+            self.done(sent, sent.answer_at)
+            cockpit = sent.message
+            options = now.game.legal_actions(now.state, seat)
+            wanted = now.game.robot_action(now.state, seat)
+            path = path_to(
+                options, facets(now.state), options.index(wanted) if wanted in options else 0
+            )
+            token = rf90_driver.PRESENTER.act_token(now, seat)
+            clicks = [f"pd:rf90:{gid}:pick:{encode(token, [])}"] if not path else []
+            for k in range(1, len(path) + 1):
+                for page in range(1, path[k - 1] // PAGE + 1):
+                    clicks.append(f"pd:rf90:{gid}:pick:{encode(token, path[: k - 1], page)}")
+                clicks.append(f"pd:rf90:{gid}:pick:{encode(token, path[:k])}")
+            for number, custom_id in enumerate(clicks, 1):
+                if not await self.think(rng):
+                    return
+                payload = pl.component_payload(
+                    self.driver.world, custom_id, message=cockpit, user=user
+                )
+                sent = self.watch.dispatch(payload, "rf90")
+                if not await self.answer(sent):
+                    break
+                if number < len(clicks):
+                    self.done(sent, sent.answer_at)
+                    continue
+                if sent.answer_type == 4:
+                    self.refused += 1
+                    break
+                at = await self.prompted(place, sent.at)
+                self.done(sent, at)
+                if at is None:
+                    if now.game.is_terminal((await self.rf90_loaded(gid)).state):
+                        self.finished += 1
+                        return
+                    self.stuck += 1
+
+    async def pit(self, gid: int, place: _Place, channel: int, seat: int, index: int) -> None:
+        """A Pit Formula crew: the repair (or reveal, flag, clear, retire) its robot would
+        make, as /pit commands and the race message's buttons; "done" is the answer, which
+        comes once the action is stored."""
+        from rules.base import get_game
+        from rules.pitformula import Clear, Fix, Retire, Reveal, TakeFlag
+        from tests.fakediscord import payloads as pl
+
+        game = get_game("pitformula")
+        store = self.reader
+        rng = random.Random(self.seed * 1000 + index)
+        user = {0: pl.ALICE, 1: pl.BOB}[seat]
+        while await self.think(rng):
+            record = await store.load_game(gid)
+            if record.status != "running":
+                self.finished += seat == 0
+                return
+            state = game.load_state(record.state_json)
+            if state.phase != "repair" or seat not in game.to_act(state):
+                continue
+            action = game.robot_action(state, seat)
+            slash: tuple[tuple[str, ...], dict[str, Any]] | None = None
+            if isinstance(action, Fix):
+                slash = (("pit", "fix"), {"part": action.card, "tokens": " ".join(action.tokens)})
+            elif isinstance(action, TakeFlag):
+                slash = (("pit", "flag"), {})
+            elif isinstance(action, Clear):
+                slash = (("pit", "clear"), {"part": action.card})
+            elif isinstance(action, Retire):
+                slash = (("pit", "retire"), {})
+            if slash is not None:
+                path, options = slash
+                payload = self.driver.slash_payload(*path, user=user, channel_id=channel, **options)
+                sent = self.watch.dispatch(payload, "pitformula")
+                if await self.answer(sent):
+                    self.done(sent, sent.answer_at)
+                continue
+            if not isinstance(action, Reveal):
+                continue
+            if place.prompt is None or not place.shows(place.prefix):
+                continue  # between races: the next race message is on its way
+            payload = pl.component_payload(
+                self.driver.world, f"pd:pit:{gid}:cards", message=place.prompt, user=user
+            )
+            sent = self.watch.dispatch(payload, "pitformula")
+            if not await self.answer(sent) or sent.message is None:
+                continue
+            self.done(sent, sent.answer_at)
+            cards = sent.message
+            for card in action.cards:
+                if not await self.think(rng):
+                    return
+                payload = pl.component_payload(
+                    self.driver.world, f"pd:pit:{gid}:reveal:{card}", message=cards, user=user
+                )
+                sent = self.watch.dispatch(payload, "pitformula")
+                if await self.answer(sent):
+                    self.done(sent, sent.answer_at)
+
+
+async def bench_mixed(
+    quick: bool, games: dict[str, int] | None = None, seconds: float | None = None
+) -> dict[str, Any]:
+    """Issue 11's load: Waddington, RF90 and Pit Formula games on one bot (150 + 25 + 25;
+    `quick`: 14 + 3 + 3), every game's simulated users acting after a pause of 1-4 s
+    (seeded) for a fixed time (60 s; `quick`: 15 s). For every interaction: from its
+    dispatch to its first answer (a defer counts) and to the move done (the next prompt
+    posted, for a move that hands the turn on; the answer itself otherwise); answers later
+    than Discord's 3 s deadline (or never) counted; the RSS every second."""
+    from store import open_store
+
+    bot_helpers, fakediscord = _driver_modules()
+    from tests import f1_driver, rf90_driver
+    from tests.fakediscord import payloads as pl
+    from tests.fakediscord.base import ErrorCapture
+
+    counts = games or (MIXED_GAMES_QUICK if quick else MIXED_GAMES)
+    seconds = seconds or (MIXED_SECONDS_QUICK if quick else MIXED_SECONDS)
+    world = bot_helpers.world()
+    pit_channels = [pl.RACES_CHANNEL_ID + 1000 + i for i in range(counts["pitformula"])]
+    for i, cid in enumerate(pit_channels):
+        world.add_channel(pl.text_channel_payload(cid, f"pit-{i}"))
+    rss: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp, ErrorCapture() as errors:
+        async with bench_database(tmp, "mixed") as url, open_store(url) as reader:
+            bot = bench_bot(url)
+            async with fakediscord.InProcessDriver(bot, world, timeout=60) as driver:
+                await bot.images_warm
+                watch = _Watch(bot, driver.backend)
+                pit_cog = bot.get_cog("PitCog")
+                countdown, pit_cog.countdown_seconds = pit_cog.countdown_seconds, 0
+                # (kind, game id, its thread or channel, seat of a Pit Formula crew)
+                loops: list[tuple[str, int, int, int]] = []
+                total, started = sum(counts.values()), 0
+                for _ in range(counts["waddington"]):
+                    gid = await start_f1(driver, laps=3, robots=0)
+                    thread = (await bot.store.load_game(gid)).thread_id
+                    assert thread is not None
+                    place = watch.places[thread] = _Place(f"pd:f1:{gid}:act:")
+                    place.prompt = f1_driver.latest_with(driver, place.prefix)
+                    loops.append(("waddington", gid, thread, 0))
+                    started += 1
+                    _progress_count("mixed: games started", started, total)
+                for _ in range(counts["rf90"]):
+                    calls = await driver.slash(
+                        "rf90", "new", track="barcelona", turn_minutes=60, user=pl.ALICE
+                    )
+                    gid = _lobby_id(calls, "rf90")
+                    await driver.click(f"pd:rf90:{gid}:join", user=pl.BOB)
+                    await driver.click(f"pd:rf90:{gid}:start", user=pl.ALICE)
+                    thread = (await bot.store.load_game(gid)).thread_id
+                    assert thread is not None
+                    place = watch.places[thread] = _Place(f"pd:rf90:{gid}:cockpit")
+                    place.prompt = rf90_driver.prompt_of(driver, gid)
+                    loops.append(("rf90", gid, thread, 0))
+                    started += 1
+                    _progress_count("mixed: games started", started, total)
+                for cid in pit_channels:
+                    await driver.slash(
+                        "pit",
+                        "start",
+                        players=f"<@{pl.BOB.id}>",
+                        races=12,
+                        user=pl.ALICE,
+                        channel_id=cid,
+                    )
+                    record = await bot.store.find_game("pitformula", channel_id=cid)
+                    assert record is not None and record.status_message_id is not None
+                    place = watch.places[cid] = _Place(f"pd:pit:{record.id}:cards")
+                    place.prompt = driver.backend.messages[record.status_message_id]
+                    loops += [("pitformula", record.id, cid, seat) for seat in (0, 1)]
+                    started += 1
+                    _progress_count("mixed: games started", started, total)
+                pit_cog.countdown_seconds = countdown  # between races, as a bot runs
+                watch.poll()
+                gc.collect()
+                rss.append(rss_mb())
+                _progress(f"mixed: {total} games, simulated users acting for {seconds:.0f} s")
+                stop = asyncio.Event()
+                observer = asyncio.create_task(watch.run(stop))
+                users = _Users(watch, driver, reader, time.perf_counter() + seconds, seed=11)
+                cpu = time.process_time()
+                tasks = []
+                for index, (kind, gid, where, seat) in enumerate(loops):
+                    place = watch.places[where]
+                    if kind == "waddington":
+                        user = users.f1(gid, place, index)
+                    elif kind == "rf90":
+                        user = users.rf90(gid, place, index)
+                    else:
+                        user = users.pit(gid, place, where, seat, index)
+                    tasks.append(asyncio.create_task(user))
+                while users.running():
+                    await asyncio.sleep(1.0)
+                    rss.append(rss_mb())
+                cpu = time.process_time() - cpu  # this process's, every thread's
+                # each user's interaction under way is answered (or given up on), then stops
+                await asyncio.wait(tasks, timeout=WAIT_S + 5)
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                failed = [t.exception() for t in tasks if not t.cancelled() and t.exception()]
+                await asyncio.sleep(0.5)  # the last moves' posts
+                stop.set()
+                await observer
+                rss.append(rss_mb())
+                messages_kept = len(driver.backend.messages)
+        error_lines = sorted({f"{r.name}: {r.getMessage()}"[:200] for r in errors.records})
+    for line in error_lines[:5]:
+        print(f"bench: mixed: ERROR logged: {line}", file=sys.stderr, flush=True)
+    for sent in [s for s in watch.sent if s.answer_at is None][:5]:
+        late = time.perf_counter() - sent.at
+        print(f"bench: mixed: never answered ({late:.0f} s on): {sent.what}", file=sys.stderr)
+    for exc in failed[:3]:
+        print(f"bench: mixed: a simulated user failed: {exc!r}", file=sys.stderr, flush=True)
+    answers = [(s.answer_at - s.at) * 1000 for s in watch.sent if s.answer_at is not None]
+    unanswered = sum(s.answer_at is None for s in watch.sent)
+    done = [ms for samples in users.done_ms.values() for ms in samples]
+    by_game: dict[str, Any] = {}
+    for kind in counts:
+        mine = [s for s in watch.sent if s.kind == kind]
+        answered = [(s.answer_at - s.at) * 1000 for s in mine if s.answer_at is not None]
+        by_game[kind] = {
+            "interactions": len(mine),
+            "unanswered": sum(s.answer_at is None for s in mine),
+            "answer_p99_ms": _p99(answered),
+            "done_p99_ms": _p99(users.done_ms.get(kind, [])),
+        }
+    return {
+        "games": dict(counts),
+        "seconds": seconds,
+        "interactions": len(watch.sent),
+        "answer_p99_ms": _p99(answers),
+        "answer_max_ms": round(max(answers), 3) if answers else None,
+        "done_p99_ms": _p99(done),
+        "late_answers": sum(ms > DEADLINE_S * 1000 for ms in answers) + unanswered,
+        "unanswered": unanswered,
+        "rss_mb": {"start": rss[0], "end": rss[-1], "max": max(rss)},
+        "cpu_cores": round(cpu / seconds, 2),  # the process's CPU time over the load's time
+        "by_game": by_game,
+        "errors_logged": len(errors.records),
+        "http_errors": watch.http_errors,
+        "stuck_moves": users.stuck,
+        "refused_moves": users.refused,
+        "finished_games": users.finished,
+        "user_failures": len(failed),
+        "fake_messages_kept": messages_kept,
+    }
+
+
+def _p99(samples_ms: list[float]) -> float | None:
+    return percentiles(samples_ms)["p99"] if samples_ms else None
