@@ -396,21 +396,33 @@ class Table(LifeCycle):
         chain: list[Event] = []
         frames: list[Any] = []
         state = loaded.state
-        while plays := self._plays_next(Loaded(loaded.record, loaded.game, state, loaded.seats)):
-            seat, forced = plays
-            if forced is not None:  # nothing to decide: no need to wait days for a click
-                actor, action, by_robot = "forced", forced, False
-            else:
-                driver = loaded.seats.get(seat)
-                actor = (
-                    "autopilot:" + str(driver.user_id) if driver and driver.autopilot else "robot"
+
+        def play_chain() -> GameState:
+            """The robots' moves, pure rules work: in a thread, so that a long chain (an
+            RF90 game turn of robots) does not hold up other races' answers."""
+            state = loaded.state
+            while plays := self._plays_next(
+                Loaded(loaded.record, loaded.game, state, loaded.seats)
+            ):
+                seat, forced = plays
+                if forced is not None:  # nothing to decide: no need to wait days for a click
+                    actor, action, by_robot = "forced", forced, False
+                else:
+                    driver = loaded.seats.get(seat)
+                    autopilot = driver is not None and driver.autopilot
+                    actor = f"autopilot:{driver.user_id}" if autopilot and driver else "robot"
+                    action, by_robot = loaded.game.robot_action(state, seat), True
+                state, new, pictured = presenter.apply(loaded.game, state, action)
+                at_chain = len(lead) + len(chain)
+                frames.extend(
+                    (label, at, at_chain + upto, len(steps)) for label, at, upto in pictured
                 )
-                action, by_robot = loaded.game.robot_action(state, seat), True
-            state, new, pictured = presenter.apply(loaded.game, state, action)
-            at_chain = len(lead) + len(chain)
-            frames += [(label, at, at_chain + upto, len(steps)) for label, at, upto in pictured]
-            chain += new
-            steps.append((actor, action, by_robot))
+                chain.extend(new)
+                steps.append((actor, action, by_robot))
+            return state
+
+        if self._plays_next(loaded) is not None:
+            state = await asyncio.to_thread(play_chain)
         if steps:
             loaded, _ = await self._persist(loaded, steps, state, lead + chain, frames)
             events += chain
