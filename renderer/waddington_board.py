@@ -178,9 +178,9 @@ def _circuit_layer(name: str) -> Image.Image:
     return image
 
 
-@cache
 def _board_static(name: str, n_cars: int) -> Image.Image:
-    """The board with everything that does not move, as tall as `n_cars` need."""
+    """The board with everything that does not move, as tall as `n_cars` need (drawn when
+    its palette-mapped copy is made: only that copy is kept, a third of the memory)."""
     image = Image.new("RGB", (BOARD_WIDTH, board_height(n_cars)), PAPER)
     image.paste(_circuit_layer(name), (0, 0))
     _draw_key(ImageDraw.Draw(image), _key_top(n_cars))
@@ -347,11 +347,13 @@ def board_image(
     highlight_seat: int | None = None,
     previous: WaddingtonState | None = None,
     title: str | None = None,
+    static: Image.Image | None = None,
 ) -> Image.Image:
-    """The board as an RGB image (`render_board` without the PNG)."""
+    """The board as an RGB image (`render_board` without the PNG), drawn over `static` (by
+    default the static layer mapped to the board's palette)."""
     name = state.circuit
     n = min(len(state.cars), MAX_CARS)
-    image = _board_static(name, n).copy()
+    image = (static or _static_mapped(name, n)).convert("RGB")
     draw = ImageDraw.Draw(image)
     frame = _board_frame(name)
     if previous is not None:
@@ -405,14 +407,14 @@ def _reference(name: str, n_cars: int) -> Image.Image:
     static = _board_static(name, n_cars)
     both = Image.new("RGB", (static.width, static.height * 2))
     both.paste(static, (0, 0))
-    both.paste(_specimen(name, n_cars), (0, static.height))
+    both.paste(_specimen(name, n_cars, static), (0, static.height))
     sample = both.resize((both.width // 2, both.height // 2), Image.Resampling.NEAREST)
     extra: list[RGB] = [HIGHLIGHT, INK, PAPER, HEADER_BG, HEADER_FG, WHITE, SPIN_MARK,
                         *STATUS_COLOURS.values(), WEAR_OK, WEAR_WARN, WEAR_BAD]  # fmt: skip
     return palette_reference(sample, 176, extra, dark_rings=True)
 
 
-def _specimen(name: str, n_cars: int) -> Image.Image:
+def _specimen(name: str, n_cars: int, static: Image.Image) -> Image.Image:
     """A board of a race a few game turns in (a fixed seed): what the dynamic layer draws."""
     game = get_game("waddington")
     config = {"count": n_cars, "more_than_six": n_cars > 6}
@@ -423,7 +425,7 @@ def _specimen(name: str, n_cars: int) -> Image.Image:
             break
         before = state
         state, _ = game.apply(state, game.robot_action(state, game.to_act(state)[0]))
-    return board_image(state, highlight_seat=0, previous=before, title=DEFAULT_TITLE)
+    return board_image(state, highlight_seat=0, previous=before, title=DEFAULT_TITLE, static=static)
 
 
 @cache

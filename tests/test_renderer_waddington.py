@@ -141,7 +141,8 @@ def texts(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[Callable[[], by
 
     def record(render: Callable[[], bytes]) -> list[Drawn]:
         waddington_board._circuit_layer.cache_clear()
-        waddington_board._board_static.cache_clear()
+        waddington_board._static_mapped.cache_clear()
+        waddington_board._reference.cache_clear()
         waddington_closeup._closeup_layer.cache_clear()
         drawn.clear()
         render()
@@ -149,7 +150,8 @@ def texts(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[Callable[[], by
 
     yield record
     waddington_board._circuit_layer.cache_clear()  # drawn through the spy: same pixels
-    waddington_board._board_static.cache_clear()
+    waddington_board._static_mapped.cache_clear()
+    waddington_board._reference.cache_clear()
     waddington_closeup._closeup_layer.cache_clear()
 
 
@@ -261,19 +263,30 @@ def test_board_is_deterministic() -> None:
         (six_cars(s1={"status": "retired"}), six_cars(s1={"row": 60, "lane": 0})),
     ],
 )
-def test_the_board_maps_only_what_it_draws_and_gives_the_whole_images_pixels(
+def test_the_board_maps_every_pixel_it_draws(
     state: WaddingtonState, previous: WaddingtonState | None
 ) -> None:
-    """`render_board` maps the static layer to the palette once and only the boxes a board
-    draws in: the pixels are the very ones of mapping the whole image (no part missed)."""
-    from renderer.common import to_png
-    from renderer.waddington_board import _reference, board_image
+    """`render_board` maps only the boxes a board draws in over the static layer (mapped
+    once): every pixel the dynamic layer changes lies in one of those boxes, where the PNG
+    shows it as drawn."""
+    from PIL import ImageDraw
+
+    from renderer.waddington_board import _dirty, _reference, _static_mapped, board_image
 
     n = len(state.cars)
-    whole = board_image(state, highlight_seat=2, previous=previous).quantize(
-        palette=_reference(state.circuit, n), dither=Image.Dither.NONE
-    )
-    assert render_board(state, highlight_seat=2, previous=previous) == to_png(whole)
+    drawn = board_image(state, highlight_seat=2, previous=previous)
+    base = _static_mapped(state.circuit, n).convert("RGB")
+    changed = ImageChops.difference(drawn, base).convert("L").point(lambda v: 255 if v else 0)
+    outside = Image.new("L", drawn.size, 255)
+    for box in _dirty(state, 2, previous):
+        ImageDraw.Draw(outside).rectangle((box[0], box[1], box[2] - 1, box[3] - 1), fill=0)
+    assert changed.getbbox() is not None  # the cars, the header and the table were drawn
+    assert ImageChops.multiply(changed, outside).getbbox() is None  # none outside a box
+    png = open_png(render_board(state, highlight_seat=2, previous=previous)).convert("RGB")
+    mapped = drawn.quantize(palette=_reference(state.circuit, n), dither=Image.Dither.NONE)
+    inside = ImageChops.invert(outside)
+    diff = ImageChops.difference(png, mapped.convert("RGB")).convert("L")
+    assert ImageChops.multiply(diff.point(lambda v: 255 if v else 0), inside).getbbox() is None
 
 
 def test_every_car_colour_keeps_its_own_palette_entry() -> None:
