@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import io
 import logging
-from collections.abc import AsyncIterator
+import re
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,8 @@ from PIL import Image
 
 from bot.errors import UNEXPECTED
 from tests.bot_helpers import DAVE, ERIN, LEAGUE_ROLE_ID, dump, make_bot, world
-from tests.fakediscord import ALICE, BOB, CAROL, Calls, FakeUser, InProcessDriver
+from tests.fakediscord import ALICE, BOB, CAROL, GUILD_ID, Calls, FakeUser, InProcessDriver
+from tests.fakediscord.backend import Call
 from tests.fakediscord.payloads import component_payload
 
 
@@ -672,3 +674,63 @@ async def test_every_league_and_round_option_has_autocomplete(driver: InProcessD
     assert {"f1 new", "pit start", "rf90 new", "league results", "league-admin record"} <= set(
         found
     )
+
+
+async def test_a_big_league_pages_within_discords_limits(driver: InProcessDriver) -> None:
+    """60 drivers with long names, 40 rounds, 30 leagues: /league info, calendar and list
+    stay within Discord's limits (field 1,024, description 4,096, message 2,000) and page
+    with buttons that show the rest; nothing is cut off."""
+    await create(driver, "Big League")
+    store = driver.bot.store
+    league = await store.get_league(GUILD_ID, "Big League")
+    for n in range(60):
+        await store.join_league(
+            league, 1200000000000000000 + n, f"Driver {n:02d} " + "x" * 22, None
+        )
+    for n in range(1, 41):
+        await store.set_round(league, n, f"Grand Prix of Somewhere Far {n:02d}", "2027-05-01 14:00")
+    for n in range(29):
+        await store.create_league(GUILD_ID, f"League {n:02d} " + "y" * 40, "rf90", "f1", [3, 2], 1)
+
+    async def every_page(first: Calls, what: str, text: Callable[[Call], str], limit: int) -> str:
+        seen, call = "", first.last
+        for _ in range(12):
+            assert len(text(call)) <= limit
+            seen += text(call) + "\n"
+            ahead = [i for i in call.custom_ids if f":page:{what}." in i]
+            if not ahead:
+                break
+            nxt = ahead[-1]  # ▶
+            buttons = {
+                c["custom_id"]: c.get("disabled", False)
+                for row in call.components
+                for c in row.get("components", [])
+                if "custom_id" in c
+            }
+            if buttons[nxt]:
+                break
+            call = (await driver.click(nxt)).last
+        return seen
+
+    def drivers_field(call: Call) -> str:
+        assert call.embed is not None
+        return next(str(f.value) for f in call.embed.fields if str(f.name).startswith("Drivers"))
+
+    info = await every_page(
+        await driver.slash("league", "info", league="Big League"), "info", drivers_field, 1024
+    )
+    assert len(set(re.findall(r"Driver \d\d", info))) == 60  # every driver on some page
+
+    def description(call: Call) -> str:
+        assert call.embed is not None
+        return str(call.embed.description)
+
+    calendar = await every_page(
+        await driver.slash("league", "calendar", league="Big League"), "calendar", description, 4096
+    )
+    assert len(set(re.findall(r"Round \d+", calendar))) == 40
+
+    listed = await every_page(
+        await driver.slash("league", "list"), "list", lambda c: c.content or "", 2000
+    )
+    assert len(set(re.findall(r"League \d\d", listed))) == 29 and "Big League" in listed

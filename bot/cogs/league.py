@@ -13,11 +13,13 @@ from typing import TYPE_CHECKING, cast
 import discord
 from discord import app_commands
 from discord.ext import commands
+from discord.utils import MISSING
 
 from bot.autocomplete import league_option
 from bot.components import INVALID_BUTTON, button, in_code, shown, view_of
 from bot.errors import NotAdmin
 from bot.league_tables import league_points_table, standings_report
+from bot.pages import DESCRIPTION, FIELD, MESSAGE, page_of, page_view, pages
 from rules.championship import (
     CAR_COLOURS,
     GAME_KINDS,
@@ -184,12 +186,20 @@ class LeagueCog(commands.Cog):
                 "No leagues here yet. Start one with `/league create`.", ephemeral=True
             )
             return
+        text, view = self._list_page(interaction.guild.id, leagues, 0)
+        await interaction.response.send_message(text, view=view or MISSING, ephemeral=True)
+
+    def _list_page(
+        self, guild_id: int, leagues: list[League], page: int
+    ) -> tuple[str, discord.ui.View | None]:
         lines = [
             f"**{shown(lg.name)}** - {GAME_KINDS[lg.game]}, season {lg.season}"
             f"{'' if lg.is_open else ' (closed)'}"
             for lg in leagues
         ]
-        await interaction.response.send_message("\n".join(lines), ephemeral=True)
+        cut = pages(lines, MESSAGE)
+        page = min(page, len(cut) - 1)
+        return cut[page], page_view("league", guild_id, "list", page, len(cut))
 
     @league.command(name="join", description="Join a league as a driver")
     @app_commands.describe(
@@ -233,6 +243,12 @@ class LeagueCog(commands.Cog):
     @league_option
     async def info(self, interaction: discord.Interaction, league: str) -> None:
         found = await self._league(interaction, league)
+        embed, pager = await self._info_page(found, 0)
+        await interaction.response.send_message(embed=embed, view=self._join_view(found, pager))
+
+    async def _info_page(
+        self, found: League, page: int
+    ) -> tuple[discord.Embed, discord.ui.View | None]:
         members = await self.store.members(found.id, active_only=True)
         rounds = await self.store.rounds(found.id)
         embed = discord.Embed(title=shown(found.label), colour=discord.Colour.dark_green())
@@ -244,29 +260,43 @@ class LeagueCog(commands.Cog):
         done = sum(1 for r in rounds if r.status == "done")
         embed.add_field(name="Rounds", value=f"{done} of {len(rounds)} raced")
         embed.add_field(name="Robots", value=_robots_rule(found), inline=False)
-        drivers = "\n".join(
-            f"<@{m.user_id}> {shown(m.display_name)}" + (f" ({m.colour})" if m.colour else "")
-            for m in members[:30]
+        drivers = pages(
+            [
+                f"<@{m.user_id}> {shown(m.display_name)}" + (f" ({m.colour})" if m.colour else "")
+                for m in members
+            ],
+            FIELD,
         )
-        embed.add_field(name=f"Drivers ({len(members)})", value=drivers or "none yet", inline=False)
-        await interaction.response.send_message(embed=embed, view=self._join_view(found))
+        page = min(page, len(drivers) - 1)
+        embed.add_field(
+            name=f"Drivers ({len(members)})", value=drivers[page] or "none yet", inline=False
+        )
+        return embed, page_view("league", found.id, "info", page, len(drivers))
 
     @league.command(name="calendar", description="A league's rounds")
     @league_option
     async def calendar(self, interaction: discord.Interaction, league: str) -> None:
         found = await self._league(interaction, league)
+        embed, view = await self._calendar_page(found, 0)
+        await interaction.response.send_message(embed=embed, view=view or MISSING)
+
+    async def _calendar_page(
+        self, found: League, page: int
+    ) -> tuple[discord.Embed, discord.ui.View | None]:
         rounds = await self.store.rounds(found.id)
-        if not rounds:
-            text = "No rounds yet. An admin adds them with `/league-admin round-set`."
-        else:
-            text = "\n".join(
+        cut = pages(
+            [
                 f"**Round {r.number}** - {shown(r.name)}"
                 + (f" - {shown(r.scheduled)}" if r.scheduled else "")
                 + (" - done" if r.status == "done" else "")
                 for r in rounds
-            )
+            ],
+            DESCRIPTION,
+        )
+        page = min(page, len(cut) - 1)
+        text = cut[page] or "No rounds yet. An admin adds them with `/league-admin round-set`."
         embed = discord.Embed(title=f"{shown(found.label)} - calendar", description=text)
-        await interaction.response.send_message(embed=embed)
+        return embed, page_view("league", found.id, "calendar", page, len(cut))
 
     @league.command(name="standings", description="The championship table (text and image)")
     @app_commands.describe(season="An earlier season (default: the latest)")
@@ -611,10 +641,9 @@ class LeagueCog(commands.Cog):
 
     # Buttons ---------------------------------------------------------------------------
 
-    def _join_view(self, league: League) -> discord.ui.View:
-        return view_of(
-            button("Join", "league", league.id, "join", style=discord.ButtonStyle.primary)
-        )
+    def _join_view(self, league: League, pager: discord.ui.View | None = None) -> discord.ui.View:
+        join = button("Join", "league", league.id, "join", style=discord.ButtonStyle.primary)
+        return view_of(*(pager.children if pager else []), join)
 
     async def on_button(
         self, interaction: discord.Interaction, ref: int, action: str, arg: str | None
@@ -623,8 +652,18 @@ class LeagueCog(commands.Cog):
         # (`close`, `remove`, `cancel` with the asker and the expiry as argument); anything
         # else, a league that is gone or one of another server is a stale or forged button.
         confirming = action in ("close", "remove", "cancel") and arg is not None
-        if not (confirming or (action == "join" and arg is None)) or interaction.guild is None:
+        turning = page_of(arg, ("info", "calendar", "list")) if action == "page" else None
+        if interaction.guild is None or not (
+            confirming or turning or (action == "join" and arg is None)
+        ):
             raise PaddockError(INVALID_BUTTON)
+        if turning is not None and turning[0] == "list":  # the server's list: ref is the guild
+            if ref != interaction.guild.id:
+                raise PaddockError(INVALID_BUTTON)
+            leagues = await self.store.list_leagues(ref)
+            text, pager = self._list_page(ref, leagues, turning[1])
+            await interaction.response.edit_message(content=text, view=pager)
+            return
         try:
             league = await self.store.league_by_id(ref)
         except NotFound:
@@ -634,6 +673,15 @@ class LeagueCog(commands.Cog):
         if confirming:
             assert arg is not None
             await self._answer(interaction, league, action, arg)
+            return
+        if turning is not None:
+            what, page = turning
+            if what == "info":
+                embed, pager = await self._info_page(league, page)
+                view: discord.ui.View | None = self._join_view(league, pager)
+            else:
+                embed, view = await self._calendar_page(league, page)
+            await interaction.response.edit_message(embed=embed, view=view)
             return
         taken = {m.colour for m in await self.store.members(league.id, active_only=True)}
         free = [c for c in CAR_COLOURS[league.game] if c not in taken]
