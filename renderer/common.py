@@ -892,6 +892,12 @@ def draw_table(
 # --- encoding ----------------------------------------------------------------------------
 
 
+def counted(n: int, word: str, plural: str | None = None) -> str:
+    """`n` and the word in the right number: "1 race", "5 races", "1 trophy" with
+    `plural="trophies"` (one helper for every message and image)."""
+    return f"{n} {word if n == 1 else plural or word + 's'}"
+
+
 def palette_reference(
     sample: Image.Image, colors: int, extra: list[RGB], *, dark_rings: bool = False
 ) -> Image.Image:

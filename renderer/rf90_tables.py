@@ -25,6 +25,7 @@ from renderer.common import (
     TITLE_BG,
     MarkerShape,
     car_marker,
+    counted,
     draw_text,
     palette_reference,
     text_width,
@@ -173,10 +174,6 @@ def dashboard_layout(rows: list[DashRow], notes: int = 0) -> tuple[list[PxPoint]
     return corners, DASH_W, y + notes * ROW_H + LEGEND_H
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' if n != 1 else ''}"
-
-
 def _status(row: DashRow) -> str:
     out = f" (game turn {row.out_turn})" if row.out_turn else ""
     return f"{row.status}{out}"
@@ -233,7 +230,7 @@ def _panel(p: _Painter, state: RF90State, row: DashRow, x: int, y: int) -> None:
         ink = (24, 26, 31) if row.tyre == "hard" else (255, 255, 255)
         p.text(tx + tw / 2, ys[0], tyre, ink, bold=True, anchor="mm")
         tx += tw + 12
-        p.text(tx, ys[0], _plural(row.chips, "chip"), bold=True, room=left + room - tx)
+        p.text(tx, ys[0], counted(row.chips, "chip"), bold=True, room=left + room - tx)
     else:
         p.text(tx, ys[0], "Tyres not chosen yet", DARK_MUTED, room=room)
     bx = p.text(mid, ys[0], "Blue discs", DARK_MUTED) + 12
@@ -265,7 +262,7 @@ def _panel(p: _Painter, state: RF90State, row: DashRow, x: int, y: int) -> None:
     # target check | cards in hand and pit stops
     cx = p.text(left, ys[3], "Target check", DARK_MUTED) + 12
     p.text(cx, ys[3], str(row.target_check) if row.target_check is not None else "-", bold=True)
-    hand = f"{_plural(row.hand_count, 'card')} · {_plural(row.pit_stops, 'pit stop')}"
+    hand = f"{counted(row.hand_count, 'card')} · {counted(row.pit_stops, 'pit stop')}"
     p.text(mid, ys[3], hand, bold=True, room=right - 14 - mid)
 
 
@@ -286,7 +283,7 @@ def _compact_row(p: _Painter, state: RF90State, row: DashRow, x: int, y: int) ->
     if out:
         detail = _status(row)
     else:
-        bits = [f"{(row.tyre or '-').capitalize()} tyres", _plural(row.pit_stops, "pit stop")]
+        bits = [f"{(row.tyre or '-').capitalize()} tyres", counted(row.pit_stops, "pit stop")]
         damage = row.damage_red + row.damage_brown
         if damage:
             bits.append(f"{damage} dmg")
@@ -339,7 +336,7 @@ def race_notes(state: RF90State) -> list[str]:
             f"{n} ({', '.join(kinds)})" for n, kinds in turns.items()
         )
         lines += wrap_text(text, TEXT_PX, DASH_W - 2 * PAD, 2)
-    lines.append(f"{state.track.capitalize()}: {_plural(tr.race_turns, 'game turn')} · pit "
+    lines.append(f"{state.track.capitalize()}: {counted(tr.race_turns, 'game turn')} · pit "
                  f"stop: {tr.pit_sections} sections back")  # fmt: skip
     return lines
 
@@ -436,8 +433,8 @@ def classification_rows(state: RF90State) -> list[tuple[str, Car, str, str, str]
             status = "finished" if state.phase == "finished" else "running"
         else:
             status = car.status + (f" (game turn {car.out_turn})" if car.out_turn else "")
-        rows.append((str(place), car, status, _plural(car.lap, "lap"),
-                     _plural(car.pit_stops, "pit stop")))  # fmt: skip
+        rows.append((str(place), car, status, counted(car.lap, "lap"),
+                     counted(car.pit_stops, "pit stop")))  # fmt: skip
     return rows
 
 
@@ -453,7 +450,7 @@ def _classification(state: RF90State) -> tuple[Image.Image, TextLog]:
     draw.rectangle((0, CLASS_TITLE_H - 4, CLASS_W, CLASS_TITLE_H), fill=TITLE_BG)
     title = "Final classification" if state.phase == "finished" else "Classification"
     p.text(PAD, 32, title, bold=True, size=NAME_PX)
-    p.text(PAD, 76, f"{tr.name} · {_plural(state.turn, 'game turn')}", DARK_MUTED,
+    p.text(PAD, 76, f"{tr.name} · {counted(state.turn, 'game turn')}", DARK_MUTED,
            room=CLASS_W - 2 * PAD)  # fmt: skip
     y = CLASS_TITLE_H + PAD
     right = CLASS_W - PAD

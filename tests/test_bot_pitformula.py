@@ -357,3 +357,11 @@ async def test_every_mode_choice_says_what_the_mode_is(driver: InProcessDriver) 
     for value, name in by_value.items():
         assert name.startswith(f"{value} - ") and len(name) <= 100
         assert len(name) > len(value) + 20, name  # a description, not just the name
+
+
+async def test_one_race_against_the_rookie_reads_right(driver: InProcessDriver) -> None:
+    """Articles and numbers: "against The Rookie (1 race)", not "the The Rookie (1 races)"."""
+    await driver.slash("pit", "solo", rival="rookie", races=1, user=ALICE)
+    texts = [str(m.get("content")) for m in driver.backend.messages.values()]
+    assert any("against The Rookie (1 race)." in t for t in texts), texts
+    assert not any("the The" in t or "1 races" in t for t in texts)

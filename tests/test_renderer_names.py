@@ -406,3 +406,17 @@ def test_plain_names_never_load_a_fallback_font(monkeypatch: pytest.MonkeyPatch)
     render_standings("League", "Season 1 · points 10-8-6", standings_rows(names))
     monkeypatch.undo()
     common.clear_text_caches()
+
+
+def test_counted_says_one_and_many_right() -> None:
+    from renderer.common import counted
+
+    assert [counted(1, "race"), counted(5, "race"), counted(0, "point")] == [
+        "1 race",
+        "5 races",
+        "0 points",
+    ]
+    assert (counted(1, "trophy", "trophies"), counted(2, "trophy", "trophies")) == (
+        "1 trophy",
+        "2 trophies",
+    )

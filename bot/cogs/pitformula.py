@@ -28,6 +28,7 @@ from bot.league_tables import league_round_for_game
 from bot.presenter import Image, Loaded, Presenter
 from bot.table import draw
 from bot.table_life import MENTION_NONE, mention_only
+from renderer.common import counted
 from renderer.pitformula import render_scoring, render_table
 from rules.base import GameState, get_game
 from rules.errors import IllegalAction, PaddockError
@@ -117,7 +118,7 @@ class PitPresenter(Presenter[PitFormulaState]):
 
     def lobby_lines(self, record: GameRecord) -> list[str]:
         s = record.settings
-        return [f"{s['mode']}, {s['races']} races · 2 to 4 crews (solo: `/pit solo`)"]
+        return [f"{s['mode']}, {counted(s['races'], 'race')} · 2 to 4 crews (solo: `/pit solo`)"]
 
     def rules_config(self, record: GameRecord, seats: list[Seat]) -> dict[str, Any]:
         s = record.settings
@@ -276,7 +277,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
                 record,
                 seats,
                 f"🔧 Pit Formula ({mode_name}, "
-                f"{races} races): " + ", ".join(f"<@{s.user_id}>" for s in seats),
+                f"{counted(races, 'race')}): " + ", ".join(f"<@{s.user_id}>" for s in seats),
             )
 
     @app_commands.command(name="solo", description="Play alone against a Rival's stopwatch")
@@ -305,7 +306,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             interaction,
             record,
             seats,
-            f"⏱ {interaction.user.mention} against the {rival.name} ({races} races).",
+            f"⏱ {interaction.user.mention} against {rival.name} ({counted(races, 'race')}).",
         )
 
     async def _start_now(
@@ -635,9 +636,11 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             who = " & ".join(names[s] for s in state.cars[cr.car].seats)
             flag = f"{FLAG_NAMES[cr.flag]} flag, " if cr.flag is not None else ""
             wrong = f"wrong: {', '.join(cr.errors)}, " if cr.errors else ""
-            lines.append(f"{shown(who)}: {flag}{wrong}{cr.points} points")
+            lines.append(f"{shown(who)}: {flag}{wrong}{counted(cr.points, 'point')}")
         if result.rival is not None:
-            lines.append(f"Rival: {result.rival.points} points (total {state.rival_score})")
+            lines.append(
+                f"Rival: {counted(result.rival.points, 'point')} (total {state.rival_score})"
+            )
         lines.append(
             "Championship: "
             + ", ".join(
@@ -663,11 +666,11 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         for p in loaded.game.classification(state):
             car = state.cars[car_of_seat(state, p.seat)]
             lines.append(
-                f"{p.place}. {shown(names[p.seat])}: {car.score} points, "
-                f"{len(car.trophies)} trophies"
+                f"{p.place}. {shown(names[p.seat])}: {counted(car.score, 'point')}, "
+                f"{counted(len(car.trophies), 'trophy', 'trophies')}"
             )
         if state.settings.solo:
-            lines.append(f"The Rival: {state.rival_score} points.")
+            lines.append(f"The Rival: {counted(state.rival_score, 'point')}.")
         if loaded.record.league_id is not None:
             lines.append(await self.table.league_lines(loaded))
         standings = Image("standings.png", lambda: render_table(state, names))
@@ -771,7 +774,7 @@ def finished_race_text(state: PitFormulaState, names: dict[int, str]) -> str:
     for cr in result.cars:
         who = " & ".join(shown(names.get(s, f"seat {s}")) for s in state.cars[cr.car].seats)
         flag = f"{FLAG_NAMES[cr.took_flag]} flag" if cr.took_flag is not None else "no flag"
-        lines.append(f"Car {cr.car + 1} ({who}): {flag}, {cr.points} points")
+        lines.append(f"Car {cr.car + 1} ({who}): {flag}, {counted(cr.points, 'point')}")
     lines.append("The scores are below.")
     return "\n".join(lines)
 
