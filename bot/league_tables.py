@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.components import in_code, shown
+from renderer.common import counted
 from renderer.standings import StandingsLine, render_standings
 from rules.championship import GAME_KINDS, PointsTable, RoundResult, StandingRow, standings
 from rules.errors import PaddockError
@@ -30,7 +31,7 @@ class StandingsReport:
             wins = row.places.get(1, 0)
             out.append(
                 f"{pos:>3}. {name[:24]:<24} {row.points:>4} pts"
-                + (f"  {wins} win{'s' if wins != 1 else ''}" if wins else "")
+                + (f"  {counted(wins, 'win')}" if wins else "")
             )
         if len(self.rows) > limit:
             out.append(f"... and {len(self.rows) - limit} more")

@@ -631,15 +631,19 @@ class LifeCycle:
             record = await self.store.load_game(record.id)
             if record.status != "lobby":
                 return
-            presenter = self.presenter(record)
             channel = await self.channel_of(record)
             await self.strip_prompt(channel, record.status_message_id)
-            message = await channel.send(
-                embed=self.lobby_embed(record, await self.store.seats(record.id)),
-                view=self.lobby_view(presenter, record),
-                allowed_mentions=MENTION_NONE,
-            )
-            await self.store.update_game(record.id, status_message_id=message.id)
+            await self.post_lobby(channel, record)
+
+    async def post_lobby(self, channel: Any, record: GameRecord) -> None:
+        """The lobby (its embed and buttons) posted again in `channel`: the game's live
+        message from now on."""
+        message = await channel.send(
+            embed=self.lobby_embed(record, await self.store.seats(record.id)),
+            view=self.lobby_view(self.presenter(record), record),
+            allowed_mentions=MENTION_NONE,
+        )
+        await self.store.update_game(record.id, status_message_id=message.id)
 
     async def status(self, interaction: discord.Interaction, record: GameRecord) -> None:
         """Repost the live state: board, whose turn, deadline, and the prompt at the bottom
@@ -737,13 +741,7 @@ class LifeCycle:
                 )
                 record = await self.store.load_game(record.id)
                 if record.status == "lobby":
-                    seats = await self.store.seats(record.id)
-                    lobby = await thread.send(
-                        embed=self.lobby_embed(record, seats),
-                        view=self.lobby_view(presenter, record),
-                        allowed_mentions=MENTION_NONE,
-                    )
-                    await self.store.update_game(record.id, status_message_id=lobby.id)
+                    await self.post_lobby(thread, record)
                     return
                 await self.show_race(await self.load(record.id))
         except (NotPosted, discord.HTTPException) as exc:

@@ -28,6 +28,7 @@ from renderer.common import (
     RGB,
     ZEBRA,
     car_marker,
+    counted,
     draw_text,
     font,
     to_png,
@@ -181,7 +182,7 @@ def _header(img: Image.Image, d: ImageDraw.ImageDraw, state: PitFormulaState) ->
     draw_text(d, (MARGIN, y), title, 36, HEADER_FG, bold=True, anchor="lm")
     x = MARGIN + round(d.textlength(title, font=font(36, bold=True))) + 28
     left = race.spares_left if state.phase == "repair" else catalog().components.spare_parts
-    spares = f"{left} spare{'s' if left != 1 else ''}"
+    spares = counted(left, "spare")
     sw = round(d.textlength(spares, font=font(size, bold=True)))
     draw_text(d, (TABLE_WIDTH - MARGIN, y), spares, size, HEADER_FG, bold=True, anchor="rm")
     paste(img, spare_sprite(34), (TABLE_WIDTH - MARGIN - sw - 24, y))
@@ -261,7 +262,7 @@ def render_standings(state: PitFormulaState, names: dict[int, str] | None = None
     d.rectangle((0, 0, TABLE_WIDTH, ST_TITLE_H - 1), fill=HEADER_BG)
     draw_text(d, (MARGIN, 14), "Final standings", 40, HEADER_FG, bold=True)
     raced = len(state.results)
-    sub = f"after {raced} race{'s' if raced != 1 else ''}: points, then trophies"
+    sub = f"after {counted(raced, 'race')}: points, then trophies"
     draw_text(d, (MARGIN, 62), sub, size, CRASH_TEXT)
     for i, (place, car, who, points, trophies) in enumerate(rows):
         top = ST_TITLE_H + i * ST_ROW_H

@@ -21,6 +21,7 @@ from renderer.common import (
     _label_size,  # the size `car_marker` draws its label at
     _text_mask,  # the box of a text drawn
     car_marker,
+    counted,
     draw_text,
 )
 from rules.rf90 import catalog
@@ -368,9 +369,9 @@ def draw_braking_chevrons(
 def cost_text(tyres: int, damage: int, cards: int) -> str:
     """A cost in words, e.g. "2 tyres, 1 dmg, 1 card"; "" when there is none."""
     parts = [
-        f"{tyres} tyre{'s' if tyres != 1 else ''}" if tyres else "",
+        counted(tyres, "tyre") if tyres else "",
         f"{damage} dmg" if damage else "",
-        f"{cards} card{'s' if cards != 1 else ''}" if cards else "",
+        counted(cards, "card") if cards else "",
     ]
     return ", ".join(p for p in parts if p)
 

@@ -29,6 +29,7 @@ from renderer.common import (
     OUTLINE_DARK,
     RGB,
     car_colour,
+    counted,
     draw_text,
     palette_reference,
     text_width,
@@ -122,7 +123,7 @@ def hand_cards(state: RF90State, seat: int) -> list[HandCard]:
 def _symbols(card: catalog.Card) -> list[str]:
     bits: list[str] = [card.colour] if card.deck == "track" else []  # its band says "Track"
     if card.tyres:
-        bits.append(f"{card.tyres} tyre{'s' if card.tyres != 1 else ''}")
+        bits.append(counted(card.tyres, "tyre"))
     if card.damage:
         bits.append(f"{card.damage} dmg")
     if card.check:
@@ -217,7 +218,7 @@ def _rows(state: RF90State, car: Car) -> list[tuple[str, str, list[str]]]:
     tr = _track(state)
     tyre = (car.tyre or "-").capitalize()
     rows: list[tuple[str, str, list[str]]] = [
-        ("Tyres", f"{tyre} · {car.chips} chip{'s' if car.chips != 1 else ''}", [])
+        ("Tyres", f"{tyre} · {counted(car.chips, 'chip')}", [])
     ]
     rows.append(("Blue discs", f"{car.blue} (+1 MP each, one a game turn)" if car.blue else "none",
                  []))  # fmt: skip
@@ -233,7 +234,7 @@ def _rows(state: RF90State, car: Car) -> list[tuple[str, str, list[str]]]:
             rows.append(("Fuel", "fuel to the finish", []))
         else:
             rows.append(("Fuel", f"refuel by game turn {car.fuel_turn}",
-                         [f"{left} game turn{'s' if left != 1 else ''} from now"]
+                         [f"{counted(left, 'game turn')} from now"]
                          if state.phase == "race" and left >= 0 else []))  # fmt: skip
     else:
         rows.append(("Fuel", "-", []))
@@ -300,7 +301,7 @@ def _compose(state: RF90State, seat: int) -> tuple[Image.Image, TextLog]:
     # the hand
     y = HEADER_H + 16
     held = sum(1 for h in hand if h.tag != "in duel")
-    head = f"Your hand · {held} card{'s' if held != 1 else ''} (limit {hand_limit(car)})"
+    head = f"Your hand · {counted(held, 'card')} (limit {hand_limit(car)})"
     log.text(draw, (PAD, y + 18), head, TEXT_PX, FG, bold=True, anchor="lm")
     spaces = catalog.tables().weather.spaces
     weather = spaces[min(max(state.weather, 0), len(spaces) - 1)]

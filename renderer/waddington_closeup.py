@@ -21,6 +21,7 @@ from renderer.common import (
     INK,
     MUTED,
     PAPER,
+    counted,
     draw_text,
     ellipsize,
     text_width,
@@ -319,7 +320,7 @@ def render_closeup(
     draw_ring(draw, (12 + size / 2, mid), size)
     marker(draw, (12 + size // 2, mid), car.colour, car_label(car), size, PX)
     count = len(destinations)
-    choose = f"{count} square{'s' if count != 1 else ''} to choose"
+    choose = f"{counted(count, 'square')} to choose"
     draw_text(draw, (CLOSEUP_WIDTH - 12, mid), choose, PX, HEADER_FG, anchor="rm")
     speed = f"  ·  {car.speed} mph"  # always shown: a long name is cut, not the speed
     room = CLOSEUP_WIDTH - 330 - size - text_width(speed, PX, True)

@@ -25,6 +25,7 @@ from renderer.common import (
     Column,
     TableLayout,
     TableStyle,
+    counted,
     draw_table,
     draw_text,
     table_height,
@@ -89,7 +90,7 @@ def game_turn(state: WaddingtonState) -> str:
 
 
 def laps_text(laps: int) -> str:
-    return f"{laps} lap{'s' if laps != 1 else ''}"
+    return counted(laps, "lap")
 
 
 def driver_name(car: Car, names: dict[int, str] | None = None) -> str:
@@ -337,7 +338,7 @@ def render_classification(
     )
     race = (
         f"{circuit(state.circuit).title} circuit  ·  {laps_text(state.settings.laps)}"
-        f"  ·  {state.round} game turn{'s' if state.round != 1 else ''}"
+        f"  ·  {counted(state.round, 'game turn')}"
     )
     draw_text(draw, (CLASS_MARGIN, px * 3.85), race, px, TITLE_FG, anchor="lm", max_width=room)
     rows: list[list[str | Cell]] = []

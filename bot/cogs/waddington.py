@@ -25,6 +25,7 @@ from bot.components import button, shown, view_of
 from bot.league_tables import league_round_for_game
 from bot.presenter import Image, Loaded, Presenter, Prompt, duration, timestamp
 from bot.table import draw
+from renderer.common import counted
 from renderer.waddington import (
     render_board,
     render_classification,
@@ -66,7 +67,7 @@ def _dashboard(state: WaddingtonState, seat: int) -> str:
     car = state.cars[seat]
     return (
         f"{car.speed} mph · laps to go {lap_indicator(state, car)} · tyre {car.tyre}/8 · "
-        f"brake {car.brake}/5 · {len(car.hand)} Tactic card{'s' if len(car.hand) != 1 else ''}"
+        f"brake {car.brake}/5 · {counted(len(car.hand), 'Tactic card')}"
     )
 
 
