@@ -6,6 +6,7 @@ answers after Discord's 3 s deadline counted, RSS sampled. Run by `bot.bench` ("
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import dataclasses
 import gc
@@ -35,6 +36,8 @@ MIXED_SECONDS, MIXED_SECONDS_QUICK = 60.0, 15.0
 THINK_S = (1.0, 4.0)  # a simulated user's pause before each interaction
 DEADLINE_S = 3.0  # Discord's: an interaction not answered by then fails for its user
 WAIT_S = 30.0  # how long a simulated user waits for an answer or a prompt before giving up
+KEEP_S = 2 * WAIT_S  # what the fake and the users keep of older interactions is let go
+KEEP_PER_CHANNEL = 8  # a channel's newest messages are kept however old
 
 
 @dataclasses.dataclass
@@ -87,8 +90,10 @@ class _Place:
 
 class _Watch:
     """Reads the fake Discord's calls as they come (timed by the fake as it received them):
-    each interaction's first answer, and each game's prompts. It drops the calls it has read
-    and the fake's copies of the images, so that the RSS measured is the bot's."""
+    each interaction's first answer, and each game's prompts. The fake and the simulated
+    users share the bot's process, so what they keep is let go once no one can need it (the
+    calls read, the images, interactions and messages minutes old): the RSS measured, and
+    its slope, are the bot's."""
 
     def __init__(self, bot: Any, backend: Any) -> None:
         self.bot, self.backend = bot, backend
@@ -96,6 +101,8 @@ class _Watch:
         self.sent: list[_Sent] = []
         self.places: dict[int, _Place] = {}
         self.http_errors: dict[str, int] = {}
+        self._tokens: collections.deque[tuple[float, str, _Sent]] = collections.deque()
+        self._posted: dict[int, collections.deque[tuple[float, int]]] = {}  # per channel
 
     def dispatch(self, payload: dict[str, Any], kind: str) -> _Sent:
         """The interaction fed to the bot's connection state the way the gateway does."""
@@ -103,6 +110,7 @@ class _Watch:
         sent = _Sent(kind, time.perf_counter(), what=_what(payload))
         self.by_token[payload["token"]] = sent
         self.sent.append(sent)
+        self._tokens.append((sent.at, payload["token"], sent))
         self.bot._connection.parse_interaction_create(payload)
         return sent
 
@@ -114,10 +122,29 @@ class _Watch:
             call.files.clear()
         del calls[:count]
         self.backend.attachments.clear()
+        self._let_go(time.perf_counter() - KEEP_S)
+
+    def _let_go(self, before: float) -> None:
+        """Interactions sent before `before` (their users gave up waiting long ago) and the
+        channels' messages posted then, but a channel's last few (a race message or a prompt
+        the bot may still edit): Discord keeps those, not the bot's process. An edit of a
+        message let go would show as a 404 in `http_errors`."""
+        while self._tokens and self._tokens[0][0] < before:
+            _, token, sent = self._tokens.popleft()
+            self.backend.interactions.pop(token, None)
+            self.by_token.pop(token, None)
+            sent.message, sent.what = None, ""
+        for posted in self._posted.values():
+            while len(posted) > KEEP_PER_CHANNEL and posted[0][0] < before:
+                self.backend.messages.pop(posted.popleft()[1], None)
 
     def _see(self, call: Any) -> None:
         path = call.path
         parts = path.split("/")
+        if call.method == "POST" and call.status < 400 and call.message is not None:
+            # a message made: a channel's, an interaction's answer or a follow-up
+            posted = self._posted.setdefault(int(call.message["channel_id"]), collections.deque())
+            posted.append((call.at, int(call.message["id"])))
         if call.status >= 400:
             key = f"{call.status} {call.method} /{parts[1]}"
             self.http_errors[key] = self.http_errors.get(key, 0) + 1

@@ -145,8 +145,15 @@ def human_seat(seat: int, user: discord.abc.User) -> Seat:
     return Seat(seat=seat, user_id=user.id, name=user.display_name[:32], robot=False)
 
 
+# discord.py keeps a sent view listening until its timeout, and gives an ephemeral one with
+# none 15 minutes: thousands of views held at once in a busy bot. Buttons here are
+# DynamicItems routed by custom_id from whatever message was clicked (the view is not
+# needed once sent), so a view lets go a moment after it is sent.
+SENT_VIEW_TIMEOUT = 1.0
+
+
 def view_of(*items: discord.ui.Item[Any]) -> discord.ui.View:
-    view = discord.ui.View(timeout=None)
+    view = discord.ui.View(timeout=SENT_VIEW_TIMEOUT)
     for item in items:
         view.add_item(item)
     return view

@@ -250,8 +250,17 @@ class Table(LifeCycle):
             )
             message = interaction.message
             if answered and message is not None and message.flags.ephemeral:
-                await interaction.edit_original_response(content=done, view=None, attachments=[])
-            await self.advance(loaded, played.events, key_before=key_before)
+                # Sent while the robots play on and the activation's pictures are drawn:
+                # the thread's pictures do not wait for this answer's round trip.
+                said = asyncio.ensure_future(
+                    interaction.edit_original_response(content=done, view=None, attachments=[])
+                )
+                try:
+                    await self.advance(loaded, played.events, key_before=key_before)
+                finally:
+                    await said
+            else:
+                await self.advance(loaded, played.events, key_before=key_before)
 
     # Acting ----------------------------------------------------------------------------
 
@@ -589,9 +598,6 @@ class Table(LifeCycle):
         record = loaded.record
         pending = frames is None
         frames = self._frames.pop(record.id, []) if frames is None else frames
-        channel = await self.channel_of(record)
-        if not posted:
-            await self.strip_prompt(channel, record.prompt_message_id, record.id)
         # Frames the race's settings skip lend their lines to the next one shown; those of
         # skipped frames at the end stay with the events the caller tells in words.
         shown_frames: list[tuple[Frame, list[str]]] = []
@@ -603,9 +609,12 @@ class Table(LifeCycle):
                 carried = []
         told = frames[: frames.index(shown_frames[-1][0]) + 1] if shown_frames else []
         ahead = None
-        if shown_frames:
+        if shown_frames:  # drawn while the old prompt is stripped
             ahead = asyncio.ensure_future(draw(presenter.frame_images(loaded, shown_frames[0][0])))
         try:
+            channel = await self.channel_of(record)
+            if not posted:
+                await self.strip_prompt(channel, record.prompt_message_id, record.id)
             for index, (_, lines) in enumerate(shown_frames):
                 assert ahead is not None
                 files = await ahead

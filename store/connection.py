@@ -8,16 +8,18 @@ import contextlib
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 import aiosqlite
 
 from store import migrate
 from store.errors import StoreUnavailable, fault_problem
+
+T = TypeVar("T")
 
 
 def _now() -> str:
@@ -178,12 +180,43 @@ class SqliteConnection:
                     await migrate.rollback(conn)
                     raise
 
+    async def in_thread(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `work` on the connection's own thread with the sqlite3 connection under
+        aiosqlite, in one hop: each awaited statement is a round trip through the event
+        loop, and when the loop is busy with many races each trip waits its turn, so a
+        transaction of ten statements (holding the one write lock) took ten waits. Call it
+        inside `transaction()`, or use `write`."""
+        conn = self.conn
+        # aiosqlite's queue of calls for its thread (`_execute`) and the sqlite3 connection
+        # (`_conn`) are not public API; pyproject pins the versions they are known in.
+        return await conn._execute(work, conn._conn)
+
+    async def write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """`transaction()` whose body is the plain function `work` (no awaits in it):
+        BEGIN IMMEDIATE, work, COMMIT in one hop to the connection's thread (see
+        `in_thread`); any exception rolls back, faults are raised as StoreUnavailable."""
+        async with self._lock:
+            with self._faults():
+                return await self.in_thread(lambda raw: _in_transaction(raw, work))
+
     async def _one(self, sql: str, args: Iterable[Any] = ()) -> sqlite3.Row | None:
-        with self._faults():
-            async with self.conn.execute(sql, tuple(args)) as cur:
-                return await cur.fetchone()
+        rows = await self._all(sql, args)
+        return rows[0] if rows else None
 
     async def _all(self, sql: str, args: Iterable[Any] = ()) -> list[sqlite3.Row]:
+        # One hop (execute_fetchall) rather than three (execute, fetch, close the cursor).
         with self._faults():
-            async with self.conn.execute(sql, tuple(args)) as cur:
-                return list(await cur.fetchall())
+            return list(await self.conn.execute_fetchall(sql, tuple(args)))
+
+
+def _in_transaction(raw: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]) -> T:
+    raw.execute("BEGIN IMMEDIATE")
+    try:
+        result = work(raw)
+        raw.execute("COMMIT")
+    except BaseException:
+        if raw.in_transaction:  # SQLite rolls some failures back by itself (see rollback)
+            with contextlib.suppress(sqlite3.Error):
+                raw.execute("ROLLBACK")
+        raise
+    return result

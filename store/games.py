@@ -328,43 +328,45 @@ class GameStore(LeagueStore):
             raise ValueError("append_actions needs at least one action")
         seq = expected_seq + len(actions)
         now = _now()
+
+        def append(raw: sqlite3.Connection) -> None:
+            # Plain sqlite3 calls on the connection's thread: one hop for the whole write.
+            current = raw.execute(
+                "SELECT seq FROM game_snapshots WHERE game_id = ?", (game_id,)
+            ).fetchone()
+            if current is None:
+                raise NotFound(f"Game #{game_id} has no state to act on.")
+            if current["seq"] != expected_seq:
+                raise _Moved()
+            raw.executemany(
+                "INSERT INTO game_actions (game_id, seq, actor, by_robot, action_json,"
+                " created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (game_id, expected_seq + i + 1, who, int(robot), body, now)
+                    for i, (who, body, robot) in enumerate(actions)
+                ],
+            )
+            raw.execute(
+                "UPDATE game_snapshots SET seq = ?, state_json = ?, updated_at = ?"
+                " WHERE game_id = ?",
+                (seq, state_json, now, game_id),
+            )
+            raw.execute(
+                "UPDATE games SET status = coalesce(?, status), updated_at = ?,"
+                " last_human_at = coalesce(?, last_human_at) WHERE id = ?",
+                (status, now, human_at, game_id),
+            )
+            if timers is not None:
+                raw.execute("DELETE FROM timers WHERE game_id = ?", (game_id,))
+                raw.executemany(_INSERT_TIMER, _timer_rows(game_id, timers))
+
         try:
-            async with self.transaction() as db:
-                current = await self._one(
-                    "SELECT seq FROM game_snapshots WHERE game_id = ?", (game_id,)
-                )
-                if current is None:
-                    raise NotFound(f"Game #{game_id} has no state to act on.")
-                if current["seq"] != expected_seq:
-                    raise _Moved()
-                await db.executemany(
-                    "INSERT INTO game_actions (game_id, seq, actor, by_robot, action_json,"
-                    " created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                    [
-                        (game_id, expected_seq + i + 1, who, int(robot), body, now)
-                        for i, (who, body, robot) in enumerate(actions)
-                    ],
-                )
-                await db.execute(
-                    "UPDATE game_snapshots SET seq = ?, state_json = ?, updated_at = ?"
-                    " WHERE game_id = ?",
-                    (seq, state_json, now, game_id),
-                )
-                if status is not None:
-                    await db.execute(
-                        "UPDATE games SET status = ?, updated_at = ? WHERE id = ?",
-                        (status, now, game_id),
-                    )
-                else:
-                    await db.execute("UPDATE games SET updated_at = ? WHERE id = ?", (now, game_id))
-                if human_at is not None:
-                    await db.execute(
-                        "UPDATE games SET last_human_at = ? WHERE id = ?", (human_at, game_id)
-                    )
-                if results is not None:
+            if results is None:
+                await self.write(append)
+            else:  # a finish in a league round: its results in the same transaction
+                async with self.transaction() as db:
+                    await self.in_thread(append)
                     await self._record_game_results(db, game_id, results)
-                if timers is not None:
-                    await self._replace_timers(db, game_id, timers)
         except (_Moved, sqlite3.IntegrityError):
             latest = await self.load_game(game_id)
             raise StaleState(game_id, latest.seq, latest.state_json or "") from None
@@ -408,16 +410,14 @@ class GameStore(LeagueStore):
         in a BEGIN IMMEDIATE transaction: of several processes claiming at once, each timer
         goes to exactly one."""
         where, args = _shard_filter(shards)
-        async with (
-            self.transaction() as db,
-            db.execute(
+        row = await self.write(
+            lambda raw: raw.execute(
                 "DELETE FROM timers WHERE id = (SELECT t.id"
                 f" {_TIMERS_FROM} WHERE t.due_at <= ?{where} ORDER BY t.due_at, t.id LIMIT 1)"
                 " RETURNING *",
                 (now, *args),
-            ) as cur,
-        ):
-            row = await cur.fetchone()
+            ).fetchone()
+        )
         return self._timer(row) if row else None
 
     async def timers(self, game_id: int | None = None) -> list[Timer]:
@@ -442,11 +442,7 @@ class GameStore(LeagueStore):
         self, db: aiosqlite.Connection, game_id: int, timers: list[TimerSpec]
     ) -> None:
         await db.execute("DELETE FROM timers WHERE game_id = ?", (game_id,))
-        await db.executemany(
-            "INSERT INTO timers (event, due_at, game_id, payload_json, created_at)"
-            " VALUES (?, ?, ?, ?, ?)",
-            [(t.event, t.due_at, game_id, json.dumps(t.payload), _now()) for t in timers],
-        )
+        await db.executemany(_INSERT_TIMER, _timer_rows(game_id, timers))
 
     async def delete_game_timers(self, game_id: int) -> int:
         async with self.transaction() as db:
@@ -459,6 +455,15 @@ class GameStore(LeagueStore):
         d["payload"] = json.loads(d.pop("payload_json"))
         d.pop("created_at", None)
         return Timer.model_validate(d)
+
+
+_INSERT_TIMER = (
+    "INSERT INTO timers (event, due_at, game_id, payload_json, created_at) VALUES (?, ?, ?, ?, ?)"
+)
+
+
+def _timer_rows(game_id: int, timers: list[TimerSpec]) -> list[tuple[Any, ...]]:
+    return [(t.event, t.due_at, game_id, json.dumps(t.payload), _now()) for t in timers]
 
 
 class _Moved(Exception):

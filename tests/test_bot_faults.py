@@ -598,7 +598,7 @@ async def test_pit_formula_without_attach_files_races_on_in_text(tmp_path: Path)
         # Alice takes the flag, which ends the one-race game: the answer, the scoring and
         # the final standings, all in text.
         flag = await fd.slash("pit", "flag", user=ALICE)
-        assert flag.response.ephemeral
+        assert flag.answer.ephemeral and "flag" in (flag.answer.content or "")
         state = get_game("pitformula").load_state((await record_of(fd, record.id)).state_json)
         assert state.phase == "over" and state.results[0].cars[0].took_flag is not None
         final = ok_posts(flag, GENERAL_CHANNEL_ID)[-1]
@@ -718,7 +718,7 @@ async def test_pit_formula_race_message_deleted_comes_back_at_the_next_move(
         fd.backend.delete_message(int(live))
         state = get_game("pitformula").load_state((await record_of(fd, record.id)).state_json)
         laid = await fd.slash("pit", "fix", part="t1", tokens=first_tyre(state), user=ALICE)
-        assert laid.response.ephemeral and "laid on" in (laid.response.content or "")
+        assert laid.answer.ephemeral and "laid on" in (laid.answer.content or "")
         again = await until(lambda: _live_message(fd, record.id))
         assert again != live
         message = fd.backend.messages[int(again)]

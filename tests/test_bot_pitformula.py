@@ -14,7 +14,8 @@ from rules.base import get_game
 from rules.pitformula import Clear, Fix, Retire, Reveal, TakeFlag, coord_of, slot_of
 from store.verify import verify_store
 from tests.bot_helpers import dump, make_bot, world
-from tests.fakediscord import ALICE, BOB, InProcessDriver
+from tests.fakediscord import ALICE, BOB, Calls, InProcessDriver
+from tests.fakediscord.backend import UNKNOWN_INTERACTION
 
 USERS = {ALICE.id: ALICE, BOB.id: BOB}
 PARTS = {"t1": "t1", "t2": "t2", "t3": "t3", "t4": "t4", "w": "w", "g": "g", "e": "e"}
@@ -29,6 +30,9 @@ async def driver(tmp_path: Path) -> AsyncIterator[InProcessDriver]:
         cog.edit_interval = 0.01
         cog.clock_interval = 0.05
         yield d
+
+
+CALLBACK = r"^/interactions/\d+/[^/]+/callback$"
 
 
 async def current(d: InProcessDriver) -> tuple[Any, Any, Any]:
@@ -63,7 +67,7 @@ async def test_two_users_race_for_the_same_token(driver: InProcessDriver) -> Non
         driver.slash("pit", "fix", part=cards[ALICE.id], tokens=coord, user=ALICE),
         driver.slash("pit", "fix", part=cards[BOB.id], tokens=coord, user=BOB),
     )
-    answers = [c for c in driver.backend.calls[mark:] if c.kind == "interaction_response"]
+    answers = Calls(driver.backend.calls[mark:]).answers
     assert len(answers) == 2 and all(c.ephemeral for c in answers)
     won = [c for c in answers if "laid on" in c.content]
     lost = [c for c in answers if "laid on" not in c.content]
@@ -139,7 +143,7 @@ async def test_full_two_player_championship(driver: InProcessDriver) -> None:
     assert game.is_terminal(state) and len(state.results) == 5
     texts = [str(m.get("content")) for m in driver.backend.messages.values()]
     assert sum("scored" in t for t in texts) == 5
-    answers = [c.content for c in driver.backend.calls if c.kind == "interaction_response"]
+    answers = [c.content for c in Calls(driver.backend.calls).answers]
     # The flag that ends a race is named too (the engine resets the table at once).
     assert sum(a == "You took the gold flag." for a in answers) >= 5
     assert any("Final standings" in t for t in texts)
@@ -289,23 +293,27 @@ async def test_clear_retire_and_refusals_work_without_typed_lines(
     if not next(c for c in state.cars[0].cards if c.slot == "t1").revealed:
         assert f"pd:pit:{record.id}:reveal:t1" in shown.response.custom_ids
         turned = await driver.click(f"pd:pit:{record.id}:reveal:t1", user=ALICE)
-        assert turned.response.response_type == 7  # the `My cards` message, edited in place
-        assert "`t1` tyre: **" in turned.response.content
-        assert f"pd:pit:{record.id}:reveal:t1" not in turned.response.custom_ids
+        # the `My cards` message, edited in place (acknowledged, then edited once stored)
+        assert turned.response.response_type == 6 and turned.answer.kind == "edit_original"
+        assert "`t1` tyre: **" in turned.answer.content
+        assert f"pd:pit:{record.id}:reveal:t1" not in turned.answer.custom_ids
     record, _, state = await current(driver)
     hidden = next(c.slot for c in state.cars[0].cards if not c.revealed)
     tyre = first_tyre(state)
     await driver.slash("pit", "fix", part="t1", tokens=tyre, user=ALICE)
     again = await driver.slash("pit", "fix", part="t1", tokens=first_tyre(state, 1), user=ALICE)
-    assert again.response.ephemeral
+    # A refusal is the answer itself, at once (response type 4), not after a "thinking…"
+    assert again.response.response_type == 4 and again.response.ephemeral
     assert "t1 already has tokens on it: `/pit clear part:t1` first" in again.response.content
     refused = await driver.slash("pit", "fix", part=hidden, tokens=tyre, user=ALICE)
     assert f"`My cards`, then `Turn over {hidden}`" in refused.response.content
     for answer in (again.response.content, refused.response.content):
         assert "`clear " not in answer and "`reveal " not in answer
 
+    # An action the rules take is acknowledged first, then told privately once stored.
     cleared = await driver.slash("pit", "clear", part="t1", user=ALICE)
-    assert cleared.response.ephemeral and "back on the table from t1" in cleared.response.content
+    assert cleared.response.response_type == 5 and cleared.response.ephemeral
+    assert cleared.answer.ephemeral and "back on the table from t1" in cleared.answer.content
     _, _, after = await current(driver)
     assert next(c for c in after.cars[0].cards if c.slot == "t1").tokens == []
     assert after.where[slot_of(tyre)] < 0  # the token is on the table again
@@ -314,7 +322,7 @@ async def test_clear_retire_and_refusals_work_without_typed_lines(
 
     # Both crews retire: the race ends, is scored, and its message is finalised.
     retired = await driver.slash("pit", "retire", user=ALICE)
-    assert "You retired" in retired.response.content
+    assert "You retired" in retired.answer.content
     await driver.slash("pit", "retire", user=BOB)
     await settle(driver, lambda: "over" in str(race_message(driver, record).get("content")))
     message = race_message(driver, record)
@@ -365,3 +373,31 @@ async def test_one_race_against_the_rookie_reads_right(driver: InProcessDriver) 
     texts = [str(m.get("content")) for m in driver.backend.messages.values()]
     assert any("against The Rookie (1 race)." in t for t in texts), texts
     assert not any("the The" in t or "1 races" in t for t in texts)
+
+
+async def test_a_repair_answered_too_late_still_counts_once(driver: InProcessDriver) -> None:
+    """Discord gave up on the interaction (its answer came after 3 s): the repair the rules
+    took is stored all the same, no second answer is tried, the race message shows it, and
+    the same repair again is refused as done (issue 11's late-answer defect)."""
+    await driver.slash("pit", "start", players=f"<@{BOB.id}>", races=2, user=ALICE)
+    record, _, state = await current(driver)
+    if not next(c for c in state.cars[0].cards if c.slot == "t1").revealed:
+        await driver.click(f"pd:pit:{record.id}:cards", user=ALICE)
+        await driver.click(f"pd:pit:{record.id}:reveal:t1", user=ALICE)
+    record, _, state = await current(driver)
+    await settle(driver, lambda: "Go!" in str(race_message(driver, record).get("content")))
+    shown = race_message(driver, record)["content"]
+    tyre = first_tyre(state)
+    late = driver.backend.fail_next(CALLBACK, 404, UNKNOWN_INTERACTION)
+    calls = await driver.slash("pit", "fix", part="t1", tokens=tyre, user=ALICE)
+    assert len(late.hits) == 1 and late.hits[0].response_type == 5
+    token = late.hits[0].path.split("/")[3]
+    assert [c for c in calls if token in c.path] == late.hits  # no follow-up tried
+    _, _, after = await current(driver)
+    assert next(c for c in after.cars[0].cards if c.slot == "t1").tokens == [slot_of(tyre)]
+    await settle(driver, lambda: race_message(driver, record)["content"] != shown)
+    assert race_message(driver, record)["content"] != shown
+    again = await driver.slash("pit", "fix", part="t1", tokens=first_tyre(after), user=ALICE)
+    assert "t1 already has tokens on it" in again.response.content
+    log = [a.action_json for a in await driver.bot.store.actions(record.id)]
+    assert sum('"kind":"fix"' in a for a in log) == 1

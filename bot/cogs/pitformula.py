@@ -14,6 +14,7 @@ import asyncio
 import logging
 import re
 import time
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -25,6 +26,7 @@ from bot.cogs.table_commands import TableCog
 from bot.components import button, human_seat, shown, view_of
 from bot.errors import NotPosted
 from bot.league_tables import league_round_for_game
+from bot.posting import defer
 from bot.presenter import Image, Loaded, Presenter
 from bot.table import draw
 from bot.table_life import MENTION_NONE, mention_only
@@ -150,12 +152,12 @@ class PitPresenter(Presenter[PitFormulaState]):
         if action == "cards":
             await cog.show_cards(interaction, game_id)
         elif action == "reveal" and arg:
-            await cog._act(game_id, interaction.user.id, {"kind": "reveal", "cards": [arg]})
             # The button sits on the player's `My cards` message: show the card's numbers there.
-            await cog.show_cards(interaction, game_id, update=True)
+            await cog.act_answering(
+                interaction, game_id, {"kind": "reveal", "cards": [arg]}, on_cards=True
+            )
         elif action == "flag":
-            done = await cog._act(game_id, interaction.user.id, {"kind": "flag"})
-            await interaction.response.send_message(done, ephemeral=True)
+            await cog.act_answering(interaction, game_id, {"kind": "flag"})
         else:
             return False
         return True
@@ -408,30 +410,24 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
     ) -> None:
         record = await self.table.game_here(interaction, self.presenter)
         action = parse_command(f"{part.value} {tokens}")
-        done = await self._act(record.id, interaction.user.id, action)
-        await interaction.response.send_message(done, ephemeral=True)
+        await self.act_answering(interaction, record.id, action)
 
     @app_commands.command(name="clear", description="Take the tokens back off one of your cards")
     @app_commands.describe(part="The card to clear: its tokens go back on the table")
     @app_commands.choices(part=PART_CHOICES)
     async def clear(self, interaction: discord.Interaction, part: app_commands.Choice[str]) -> None:
         record = await self.table.game_here(interaction, self.presenter)
-        done = await self._act(
-            record.id, interaction.user.id, {"kind": "clear", "card": part.value}
-        )
-        await interaction.response.send_message(done, ephemeral=True)
+        await self.act_answering(interaction, record.id, {"kind": "clear", "card": part.value})
 
     @app_commands.command(name="retire", description="Retire your car from this race (no flag)")
     async def retire(self, interaction: discord.Interaction) -> None:
         record = await self.table.game_here(interaction, self.presenter)
-        done = await self._act(record.id, interaction.user.id, {"kind": "retire"})
-        await interaction.response.send_message(done, ephemeral=True)
+        await self.act_answering(interaction, record.id, {"kind": "retire"})
 
     @app_commands.command(name="flag", description="Take the best flag left: your stop is over")
     async def flag(self, interaction: discord.Interaction) -> None:
         record = await self.table.game_here(interaction, self.presenter)
-        done = await self._act(record.id, interaction.user.id, {"kind": "flag"})
-        await interaction.response.send_message(done, ephemeral=True)
+        await self.act_answering(interaction, record.id, {"kind": "flag"})
 
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:
@@ -453,20 +449,62 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             return
         await message.add_reaction("✅")
 
+    async def act_answering(
+        self,
+        interaction: discord.Interaction,
+        game_id: int,
+        fields: dict[str, Any],
+        *,
+        on_cards: bool = False,
+    ) -> None:
+        """A command's or button's action. A refusal is the answer; an action the rules
+        take is acknowledged before it is stored (under many races the store's queue must
+        not keep the player past Discord's 3 s) and told once stored: privately, or
+        (`on_cards`) on the `My cards` message the button sits on. If Discord no longer
+        takes the answer, the action stands all the same: the race message shows it."""
+
+        async def acknowledge() -> bool:
+            if on_cards:
+                return await defer(interaction)  # the cards message is edited below
+            return await defer(interaction, ephemeral=True, thinking=True)
+
+        done, answered = await self._act(
+            game_id, interaction.user.id, fields, acknowledge=acknowledge
+        )
+        if not answered:
+            return
+        if on_cards:
+            await self.show_cards(interaction, game_id, update=True)
+        else:
+            await interaction.followup.send(done, ephemeral=True)
+
     async def _act(
-        self, game_id: int, user_id: int, fields: dict[str, Any], typed: bool = False
-    ) -> str:
-        """One player's action through the rules; the answer for that player. A refusal that
-        names a typed command (`clear t1`) names the slash command or button instead, unless
-        the player typed (typed lines need the Message Content intent; these don't)."""
+        self,
+        game_id: int,
+        user_id: int,
+        fields: dict[str, Any],
+        typed: bool = False,
+        acknowledge: Callable[[], Awaitable[bool]] | None = None,
+    ) -> tuple[str, bool]:
+        """One player's action through the rules: the answer for that player, and whether
+        `acknowledge` (called once the rules have taken the action, before it is stored)
+        reached them. A refusal that names a typed command (`clear t1`) names the slash
+        command or button instead, unless the player typed (typed lines need the Message
+        Content intent; these don't)."""
         try:
-            return await self._act_now(game_id, user_id, fields)
+            return await self._act_now(game_id, user_id, fields, acknowledge)
         except IllegalAction as exc:
             if typed:
                 raise
             raise type(exc)(without_typing(exc.message)) from exc
 
-    async def _act_now(self, game_id: int, user_id: int, fields: dict[str, Any]) -> str:
+    async def _act_now(
+        self,
+        game_id: int,
+        user_id: int,
+        fields: dict[str, Any],
+        acknowledge: Callable[[], Awaitable[bool]] | None,
+    ) -> tuple[str, bool]:
         async with self.table.lock(game_id):
             loaded = await self.table.load(game_id)
             mine = loaded.human_seat(user_id)
@@ -486,6 +524,10 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
                 else {"seat": mine.seat, "at_ms": at_ms}
             )
             action = loaded.game.parse_action({**fields, **extra})
+            answered = True
+            if acknowledge is not None:
+                loaded.game.apply(state, action)  # a refusal (IllegalAction) is the answer
+                answered = await acknowledge()
             before = loaded
             loaded, played = await self.table.commit(loaded, action, str(user_id), human=True)
         if any(e.kind == "race_over" for e in played.events):
@@ -494,7 +536,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             self.background(self.after_race(loaded, before.state), f"pit-after-race-{game_id}")
         else:
             self._mark_dirty(game_id)
-        return _answer(action, loaded.state, mine.seat, played.events)
+        return _answer(action, loaded.state, mine.seat, played.events), answered
 
     async def show_cards(
         self, interaction: discord.Interaction, game_id: int, update: bool = False
@@ -520,7 +562,11 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         must = _repairs_text(view["missing"]) if view["missing"] else "all done: take a flag"
         items = [button(f"Turn over {slot}", AREA, game_id, "reveal", slot) for slot in hidden]
         text = "Your part cards:\n" + "\n".join(lines) + f"\nStill to repair: {must}."
-        if update:
+        if update and interaction.response.is_done():  # acknowledged (act_answering)
+            await interaction.edit_original_response(
+                content=text, view=view_of(*items) if items else None
+            )
+        elif update:
             await interaction.response.edit_message(
                 content=text, view=view_of(*items) if items else None
             )

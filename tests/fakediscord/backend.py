@@ -220,6 +220,34 @@ class Calls(list[Call]):
             raise AssertionError(f"no interaction response; calls: {list(self)!r}")
         return resp[0]
 
+    @property
+    def answer(self) -> Call:
+        """What the user read as the answer to their interaction (the first in these calls):
+        the callback if it carries a message, else (a deferred answer) the last follow-up
+        or edit of the original."""
+        answers = self.answers
+        if not answers:
+            raise AssertionError(f"no interaction was answered; calls: {list(self)!r}")
+        return answers[0]
+
+    @property
+    def answers(self) -> list[Call]:
+        """`answer` of every interaction answered in these calls, in order (calls of
+        interactions handled at once overlap: this tells them apart by token)."""
+        out = []
+        for resp in self.interaction_responses:
+            token = resp.path.split("/")[3]
+            later = [
+                c
+                for c in self
+                if c.kind in ("followup", "edit_original") and c.path.split("/")[3] == token
+            ]
+            if resp.response_type in _MESSAGE_CALLBACK_TYPES or not later:
+                out.append(resp)
+            else:
+                out.append(later[-1])
+        return out
+
     # shortcuts for the last message
     @property
     def content(self) -> str | None:
