@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import itertools
 import sys
@@ -819,10 +820,14 @@ PART_NAMES = (
 
 
 async def run_bench(
-    quick: bool = False, db: str | None = None, only: Collection[str] | None = None
+    quick: bool = False,
+    db: str | None = None,
+    only: Collection[str] | None = None,
+    mixed_seconds: float | None = None,
 ) -> dict[str, Any]:
     """`db`: a postgresql:// URL to run on that server (a schema per part); None: SQLite.
-    `only`: these parts of PART_NAMES (default: all)."""
+    `only`: these parts of PART_NAMES (default: all). `mixed_seconds`: the mixed load's
+    length (default: its own)."""
     global DB_URL
     DB_URL = db
     unknown = set(only or ()) - set(PART_NAMES)
@@ -867,7 +872,10 @@ async def run_bench(
         result["concurrency"] = await asyncio.to_thread(_in_fresh_process, "concurrency", quick)
     if "mixed" in wanted:
         _progress("mixed load: the three games in a fresh bot process")
-        result["mixed"] = await asyncio.to_thread(_in_fresh_process, "mixed", quick)
+        options: dict[str, Any] = {"seconds": mixed_seconds} if mixed_seconds else {}
+        result["mixed"] = await asyncio.to_thread(
+            functools.partial(_in_fresh_process, "mixed", quick, **options)
+        )
     if "two_processes" in wanted:
         _progress("two bot processes on one database")
         result["two_processes"] = await bench_two_processes(quick)

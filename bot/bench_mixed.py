@@ -54,6 +54,16 @@ class _Sent:
     done_at: float | None = None
 
 
+@dataclasses.dataclass(slots=True)
+class _Timing:
+    """What the report needs of an interaction once its user is long done with it."""
+
+    kind: str
+    at: float
+    answer_at: float | None
+    what: str  # kept only for one never answered
+
+
 def _walk(components: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     for component in components:
         yield component
@@ -98,7 +108,7 @@ class _Watch:
     def __init__(self, bot: Any, backend: Any) -> None:
         self.bot, self.backend = bot, backend
         self.by_token: dict[str, _Sent] = {}
-        self.sent: list[_Sent] = []
+        self.timings: list[_Timing] = []  # of the interactions let go
         self.places: dict[int, _Place] = {}
         self.http_errors: dict[str, int] = {}
         self._tokens: collections.deque[tuple[float, str, _Sent]] = collections.deque()
@@ -109,7 +119,6 @@ class _Watch:
         self.backend.register_interaction(payload)
         sent = _Sent(kind, time.perf_counter(), what=_what(payload))
         self.by_token[payload["token"]] = sent
-        self.sent.append(sent)
         self._tokens.append((sent.at, payload["token"], sent))
         self.bot._connection.parse_interaction_create(payload)
         return sent
@@ -133,10 +142,14 @@ class _Watch:
             _, token, sent = self._tokens.popleft()
             self.backend.interactions.pop(token, None)
             self.by_token.pop(token, None)
-            sent.message, sent.what = None, ""
+            self.timings.append(_timing(sent))
         for posted in self._posted.values():
             while len(posted) > KEEP_PER_CHANNEL and posted[0][0] < before:
                 self.backend.messages.pop(posted.popleft()[1], None)
+
+    def all_timings(self) -> list[_Timing]:
+        """Every interaction sent, in order."""
+        return [*self.timings, *(_timing(sent) for _, _, sent in self._tokens)]
 
     def _see(self, call: Any) -> None:
         path = call.path
@@ -497,17 +510,18 @@ async def bench_mixed(
         error_lines = sorted({f"{r.name}: {r.getMessage()}"[:200] for r in errors.records})
     for line in error_lines[:5]:
         print(f"bench: mixed: ERROR logged: {line}", file=sys.stderr, flush=True)
-    for sent in [s for s in watch.sent if s.answer_at is None][:5]:
+    sent_all = watch.all_timings()
+    for sent in [s for s in sent_all if s.answer_at is None][:5]:
         late = time.perf_counter() - sent.at
         print(f"bench: mixed: never answered ({late:.0f} s on): {sent.what}", file=sys.stderr)
     for exc in failed[:3]:
         print(f"bench: mixed: a simulated user failed: {exc!r}", file=sys.stderr, flush=True)
-    answers = [(s.answer_at - s.at) * 1000 for s in watch.sent if s.answer_at is not None]
-    unanswered = sum(s.answer_at is None for s in watch.sent)
+    answers = [(s.answer_at - s.at) * 1000 for s in sent_all if s.answer_at is not None]
+    unanswered = sum(s.answer_at is None for s in sent_all)
     done = [ms for samples in users.done_ms.values() for ms in samples]
     by_game: dict[str, Any] = {}
     for kind in counts:
-        mine = [s for s in watch.sent if s.kind == kind]
+        mine = [s for s in sent_all if s.kind == kind]
         answered = [(s.answer_at - s.at) * 1000 for s in mine if s.answer_at is not None]
         by_game[kind] = {
             "interactions": len(mine),
@@ -518,13 +532,18 @@ async def bench_mixed(
     return {
         "games": dict(counts),
         "seconds": seconds,
-        "interactions": len(watch.sent),
+        "interactions": len(sent_all),
         "answer_p99_ms": _p99(answers),
         "answer_max_ms": round(max(answers), 3) if answers else None,
         "done_p99_ms": _p99(done),
         "late_answers": sum(ms > DEADLINE_S * 1000 for ms in answers) + unanswered,
         "unanswered": unanswered,
-        "rss_mb": {"start": rss[0], "end": rss[-1], "max": max(rss)},
+        "rss_mb": {
+            "start": rss[0],
+            "end": rss[-1],
+            "max": max(rss),
+            "slope_mb_per_min_second_half": _slope_per_min(rss[len(rss) // 2 :]),
+        },
         "cpu_cores": round(cpu / seconds, 2),  # the process's CPU time over the load's time
         "by_game": by_game,
         "errors_logged": len(errors.records),
@@ -535,6 +554,22 @@ async def bench_mixed(
         "user_failures": len(failed),
         "fake_messages_kept": messages_kept,
     }
+
+
+def _timing(sent: _Sent) -> _Timing:
+    return _Timing(sent.kind, sent.at, sent.answer_at, "" if sent.answer_at else sent.what)
+
+
+def _slope_per_min(samples: list[float]) -> float | None:
+    """Least-squares slope of RSS samples taken once a second, in MB per minute: "flat"
+    measured past the first half of the run (caches and allocator arenas warm up first)."""
+    n = len(samples)
+    if n < 3:
+        return None
+    mean_x, mean_y = (n - 1) / 2, sum(samples) / n
+    num = sum((x - mean_x) * (y - mean_y) for x, y in enumerate(samples))
+    den = sum((x - mean_x) ** 2 for x in range(n))
+    return round(num / den * 60, 2)
 
 
 def _p99(samples_ms: list[float]) -> float | None:

@@ -312,6 +312,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from bot.bench import PART_NAMES, run_bench
 
+    if args.mixed_seconds is not None and not 5 <= args.mixed_seconds <= 3600:
+        print("bench: --mixed-seconds takes 5 to 3600 seconds", file=sys.stderr)
+        return 2
     if args.db and not args.db.startswith(("postgresql://", "postgres://")):
         print("bench: --db takes a postgresql://... URL (SQLite is the default)", file=sys.stderr)
         return 2
@@ -325,7 +328,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return 2
     setup_logging("WARNING")
     try:
-        result = asyncio.run(run_bench(quick=args.quick, db=args.db, only=only or None))
+        result = asyncio.run(
+            run_bench(
+                quick=args.quick,
+                db=args.db,
+                only=only or None,
+                mixed_seconds=args.mixed_seconds,
+            )
+        )
     except _store_errors() as exc:
         return _store_failed(args.db, exc)
     print(json.dumps(result, indent=None if args.json else 2))
@@ -450,6 +460,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PARTS",
         help="run only these parts, comma-separated: league, waddington, pitformula, rf90, "
         "simulations, concurrency, mixed, two_processes, memory",
+    )
+    p.add_argument(
+        "--mixed-seconds",
+        type=float,
+        metavar="S",
+        help="how long the mixed load's users act (default 60; 15 with --quick): a longer "
+        "run shows whether the RSS stays flat",
     )
     p.add_argument("--json", action="store_true", help="one JSON object on one line")
     p.set_defaults(func=cmd_bench)

@@ -257,8 +257,11 @@ class Table(LifeCycle):
                 )
                 try:
                     await self.advance(loaded, played.events, key_before=key_before)
-                finally:
-                    await said
+                except BaseException:
+                    # the race's error is the one to report; this answer's fate is moot
+                    said.add_done_callback(lambda task: task.cancelled() or task.exception())
+                    raise
+                await said
             else:
                 await self.advance(loaded, played.events, key_before=key_before)
 

@@ -125,3 +125,11 @@ def test_bench_only_runs_the_parts_named(capsys: pytest.CaptureFixture[str]) -> 
     assert "bench: two bot processes on one database" in out.err
     assert main(["bench", "--only", "mixed,nonsense"]) == 2
     assert "unknown part nonsense" in capsys.readouterr().err
+
+
+def test_mixed_rss_slope_is_megabytes_per_minute_of_samples_a_second_apart() -> None:
+    from bot.bench_mixed import _slope_per_min
+
+    assert _slope_per_min([200.0 + i / 2 for i in range(30)]) == 30.0  # +0.5 MB a second
+    assert _slope_per_min([250.0, 251.0, 250.0, 251.0, 250.0, 251.0]) == round(60 / 35 * 3, 2)
+    assert _slope_per_min([250.0, 250.0]) is None  # too few samples to say

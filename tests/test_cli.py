@@ -121,7 +121,9 @@ def test_bench_quick_prints_one_json_object_in_the_agreed_shape() -> None:
     mixed = result["mixed"]  # issue 11's load, in small: 20 games of the three, 15 s
     assert sum(mixed["games"].values()) == 20 and mixed["interactions"] > 0
     assert mixed["answer_p99_ms"] > 0 and mixed["done_p99_ms"] > 0
-    assert mixed["late_answers"] >= 0 and set(mixed["rss_mb"]) == {"start", "end", "max"}
+    assert mixed["late_answers"] >= 0
+    assert set(mixed["rss_mb"]) == {"start", "end", "max", "slope_mb_per_min_second_half"}
+    assert isinstance(mixed["rss_mb"]["slope_mb_per_min_second_half"], float)
     assert "skipped" in result["two_processes"]  # on PostgreSQL only
     assert "bench: RF90 replay" in proc.stderr  # progress, while stdout is the JSON alone
     assert "bench: mixed: 20 games" in proc.stderr  # the fresh process's progress too
@@ -322,3 +324,8 @@ def test_every_subcommand_help_says_what_it_does_and_its_defaults(capsys) -> Non
     text = capsys.readouterr().out
     assert "pitformula, rf90, waddington" in text and "barcelona, silverstone" in text
     assert "standard-score" in text and "(default: 1)" in text and "None" not in text
+
+
+def test_bench_mixed_seconds_out_of_range_is_refused_in_one_line(capsys) -> None:
+    assert main(["bench", "--only", "mixed", "--mixed-seconds", "1"]) == 2
+    assert capsys.readouterr().err.strip() == "bench: --mixed-seconds takes 5 to 3600 seconds"
