@@ -87,9 +87,10 @@ async def test_mixed_load_in_small_reports_every_figure(
     assert mixed["interactions"] > 0
     assert mixed["answer_p99_ms"] > 0 and mixed["done_p99_ms"] > 0
     assert isinstance(mixed["late_answers"], int) and mixed["late_answers"] >= 0
-    assert set(mixed["rss_mb"]) == {"start", "end", "max"}
-    assert all(v > 0 for v in mixed["rss_mb"].values())
-    assert mixed["rss_mb"]["max"] >= max(mixed["rss_mb"]["start"], mixed["rss_mb"]["end"])
+    rss = mixed["rss_mb"]
+    assert set(rss) == {"start", "end", "max", "slope_mb_per_min_second_half"}
+    assert all(rss[k] > 0 for k in ("start", "end", "max"))
+    assert rss["max"] >= max(rss["start"], rss["end"])
     assert set(mixed["by_game"]) == set(games)
     assert sum(g["interactions"] for g in mixed["by_game"].values()) == mixed["interactions"]
 
