@@ -78,13 +78,18 @@ async def test_two_users_race_for_the_same_token(driver: InProcessDriver) -> Non
     assert len(holders) == 1
 
 
-async def test_bad_repairs_are_refused_and_change_nothing(driver: InProcessDriver) -> None:
-    await driver.slash("pit", "start", players=f"<@{BOB.id}>", races=1, user=ALICE)
-    record, _, state = await current(driver)
+async def race_with_t1_shown(d: InProcessDriver, races: int) -> tuple[Any, Any, Any]:
+    """Alice and Bob racing, Alice's t1 face up; the game as it then stands."""
+    await d.slash("pit", "start", players=f"<@{BOB.id}>", races=races, user=ALICE)
+    record, _, state = await current(d)
     if not next(c for c in state.cars[0].cards if c.slot == "t1").revealed:
-        await driver.click(f"pd:pit:{record.id}:cards", user=ALICE)
-        await driver.click(f"pd:pit:{record.id}:reveal:t1", user=ALICE)
-    record, _, state = await current(driver)
+        await d.click(f"pd:pit:{record.id}:cards", user=ALICE)
+        await d.click(f"pd:pit:{record.id}:reveal:t1", user=ALICE)
+    return await current(d)
+
+
+async def test_bad_repairs_are_refused_and_change_nothing(driver: InProcessDriver) -> None:
+    record, _, state = await race_with_t1_shown(driver, races=1)
     hidden = next(c.slot for c in state.cars[0].cards if not c.revealed)
     engine = coord_of(next(i for i, f in enumerate(state.faces) if f[0] == "E"))
     tyre = coord_of(next(i for i, f in enumerate(state.faces) if f[0] == "T"))
@@ -379,12 +384,7 @@ async def test_a_repair_answered_too_late_still_counts_once(driver: InProcessDri
     """Discord gave up on the interaction (its answer came after 3 s): the repair the rules
     took is stored all the same, no second answer is tried, the race message shows it, and
     the same repair again is refused as done (issue 11's late-answer defect)."""
-    await driver.slash("pit", "start", players=f"<@{BOB.id}>", races=2, user=ALICE)
-    record, _, state = await current(driver)
-    if not next(c for c in state.cars[0].cards if c.slot == "t1").revealed:
-        await driver.click(f"pd:pit:{record.id}:cards", user=ALICE)
-        await driver.click(f"pd:pit:{record.id}:reveal:t1", user=ALICE)
-    record, _, state = await current(driver)
+    record, _, state = await race_with_t1_shown(driver, races=2)
     await settle(driver, lambda: "Go!" in str(race_message(driver, record).get("content")))
     shown = race_message(driver, record)["content"]
     tyre = first_tyre(state)
