@@ -22,6 +22,14 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.autocomplete import league_option
+from bot.cogs.pitformula_text import (
+    answer_text,
+    finished_race_text,
+    repairs_text,
+    stopwatch_stopped_text,
+    stopwatch_text,
+    without_typing,
+)
 from bot.cogs.table_commands import TableCog
 from bot.components import button, human_seat, shown, view_of
 from bot.errors import NotPosted
@@ -36,14 +44,8 @@ from rules.base import GameState, get_game
 from rules.errors import IllegalAction, PaddockError
 from rules.pitformula import (
     FLAG_NAMES,
-    Clear,
-    Fix,
     Go,
     PitFormulaState,
-    RaceResult,
-    Retire,
-    Reveal,
-    TakeFlag,
     TimeUp,
     car_of_seat,
     catalog,
@@ -95,11 +97,6 @@ PART_CHOICES = [
     ]
 ]
 PART_WORDS = {"tyre": "tyre", "wing": "wing", "gas": "gas", "engine": "engine"}
-
-
-def _repairs_text(required: dict[str, int]) -> str:
-    parts = [f"{n} {p}{'s' if n > 1 and p == 'tyre' else ''}" for p, n in required.items() if n]
-    return ", ".join(parts) or "nothing"
 
 
 class PitPresenter(Presenter[PitFormulaState]):
@@ -351,7 +348,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         state = loaded.state
         if state.race.deadline_ms is not None:
             due = self.bot.timers.clock() + state.race.deadline_ms / 1000
-            clock = await channel.send(_stopwatch(state.race.deadline_ms))
+            clock = await channel.send(stopwatch_text(state.race.deadline_ms))
             task = self.background(
                 self._run_stopwatch(game_id, state.race.number, clock, due),
                 f"paddock-pit-clock-{game_id}",
@@ -391,7 +388,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             ):
                 return
             try:
-                await message.edit(content=_stopwatch(left_ms))
+                await message.edit(content=stopwatch_text(left_ms))
             except discord.HTTPException:
                 log.warning("could not edit the stopwatch of game %s", game_id, exc_info=True)
 
@@ -536,7 +533,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             self.background(self.after_race(loaded, before.state), f"pit-after-race-{game_id}")
         else:
             self._mark_dirty(game_id)
-        return _answer(action, loaded.state, mine.seat, played.events), answered
+        return answer_text(action, loaded.state, mine.seat, played.events), answered
 
     async def show_cards(
         self, interaction: discord.Interaction, game_id: int, update: bool = False
@@ -559,7 +556,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             else:
                 hidden.append(card["slot"])
                 lines.append(f"`{card['slot']}` {card['part']}: face down")
-        must = _repairs_text(view["missing"]) if view["missing"] else "all done: take a flag"
+        must = repairs_text(view["missing"]) if view["missing"] else "all done: take a flag"
         items = [button(f"Turn over {slot}", AREA, game_id, "reveal", slot) for slot in hidden]
         text = "Your part cards:\n" + "\n".join(lines) + f"\nStill to repair: {must}."
         if update and interaction.response.is_done():  # acknowledged (act_answering)
@@ -592,7 +589,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
                 if car.flag is not None
                 else "retired"
                 if car.retired
-                else f"to repair: {_repairs_text(missing_repairs(car))}"
+                else f"to repair: {repairs_text(missing_repairs(car))}"
             )
             lines.append(f"Car {i + 1} ({who}): {status}")
         lines.append(
@@ -655,7 +652,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             await asyncio.gather(task, return_exceptions=True)
             left_ms = int((due - self.bot.timers.clock()) * 1000)
             try:
-                await message.edit(content=_stopwatch_stopped(result.number, result, left_ms))
+                await message.edit(content=stopwatch_stopped_text(result.number, result, left_ms))
             except discord.HTTPException:
                 log.warning("could not stop the stopwatch of game %s", game_id, exc_info=True)
         if loaded.record.status_message_id is None:
@@ -754,75 +751,6 @@ def _table_image(state: PitFormulaState) -> Image:
 
 def _names(loaded: Loaded[PitFormulaState]) -> dict[int, str]:
     return {seat: s.name for seat, s in loaded.seats.items()}
-
-
-def _answer(action: Any, state: PitFormulaState, seat: int, events: list[Any]) -> str:
-    car = state.cars[car_of_seat(state, seat)]
-
-    def still() -> str:
-        return _repairs_text(missing_repairs(car)) if state.phase == "repair" else "-"
-
-    if isinstance(action, Fix):
-        return (
-            f"Tokens {' '.join(action.tokens)} laid on {action.card}. Still to repair: {still()}."
-        )
-    if isinstance(action, TakeFlag):
-        # The last flag ends the race and the table is reset: the event says which it was.
-        taken = next((e.data["flag"] for e in events if e.kind == "flag"), car.flag)
-        return f"You took the {FLAG_NAMES[taken]} flag." if taken is not None else "Done."
-    if isinstance(action, Reveal):
-        return f"Turned over {', '.join(action.cards)}: see `My cards`."
-    if isinstance(action, Clear):
-        return f"Tokens back on the table from {action.card}. Still to repair: {still()}."
-    if isinstance(action, Retire):
-        return "You retired from this race: your pit stop is over."
-    return "Done."
-
-
-def without_typing(text: str) -> str:
-    """A rules message with its typed commands (`clear t1`, `reveal t1`) replaced by what works
-    without the Message Content intent: `/pit clear`, and the `Turn over` button."""
-    text = re.sub(r"`clear (\w+)`", r"`/pit clear part:\1`", text)
-    return re.sub(r"`reveal (\w+)`", r"`My cards`, then `Turn over \1`", text)
-
-
-def _clock(ms: int) -> str:
-    seconds = max(0, ms // 1000)
-    return f"{seconds // 60}:{seconds % 60:02d}"
-
-
-def _stopwatch(left_ms: int) -> str:
-    return f"⏱ Rival's stopwatch: **{_clock(left_ms)}** left"
-
-
-def _stopwatch_stopped(race: int, result: RaceResult, left_ms: int) -> str:
-    if result.ended_by == "time_up":
-        return f"⏱ Race {race}: the Rival's stopwatch ran out."
-    return f"⏱ Race {race}: the Rival's stopwatch stopped with **{_clock(left_ms)}** left."
-
-
-ENDED_BY = {
-    "flags": "every flag taken",
-    "retire": "every car done",
-    "time_up": "the stopwatch ran out",
-}
-
-
-def finished_race_text(state: PitFormulaState, names: dict[int, str]) -> str:
-    """The race message once the race is scored: how each car ended it, no flags left."""
-    result = state.results[-1]
-    crash = catalog().crash_cards[result.crash].name
-    lines = [
-        f"🏁 Race {result.number}/{state.settings.races}"
-        + (" - super crash" if result.super else "")
-        + f": **{crash}** - over ({ENDED_BY.get(result.ended_by, 'finished')})."
-    ]
-    for cr in result.cars:
-        who = " & ".join(shown(names.get(s, f"seat {s}")) for s in state.cars[cr.car].seats)
-        flag = f"{FLAG_NAMES[cr.took_flag]} flag" if cr.took_flag is not None else "no flag"
-        lines.append(f"Car {cr.car + 1} ({who}): {flag}, {counted(cr.points, 'point')}")
-    lines.append("The scores are below.")
-    return "\n".join(lines)
 
 
 async def _member(guild: discord.Guild | None, user_id: int) -> discord.Member | None:
