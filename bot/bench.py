@@ -303,6 +303,18 @@ async def start_f1(driver: Any, *, laps: int, robots: int) -> int:
     return gid
 
 
+async def start_pit(driver: Any, channel_id: int) -> Any:
+    """ALICE starts a 12-race Pit Formula game with BOB in a channel; its game record."""
+    from tests.fakediscord import ALICE, BOB
+
+    await driver.slash(
+        "pit", "start", players=f"<@{BOB.id}>", races=12, user=ALICE, channel_id=channel_id
+    )
+    record = await driver.bot.store.find_game("pitformula", channel_id=channel_id)
+    assert record is not None and record.status_message_id is not None
+    return record
+
+
 def _lobby_id(calls: Any, area: str) -> int:
     """The game id in a lobby's Join button among the calls a command made."""
     for call in calls:
@@ -461,15 +473,7 @@ async def bench_pitformula(quick: bool) -> dict[str, Any]:
                 cog.countdown_seconds = 0
                 games: list[int] = []
                 for cid in channels:
-                    await driver.slash(
-                        "pit",
-                        "start",
-                        players=f"<@{pl.BOB.id}>",
-                        races=12,
-                        user=pl.ALICE,
-                        channel_id=cid,
-                    )
-                    games.append(max(g.id for g in await bot.store.list_games()))
+                    games.append((await start_pit(driver, cid)).id)
                 while len(fixes) < (30 if quick else 200):
                     found = await next_fix(games[0])
                     if found is None:

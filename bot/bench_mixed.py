@@ -28,6 +28,7 @@ from bot.bench import (
     percentiles,
     rss_mb,
     start_f1,
+    start_pit,
 )
 
 MIXED_GAMES = {"waddington": 150, "rf90": 25, "pitformula": 25}
@@ -458,16 +459,7 @@ async def bench_mixed(
                     started += 1
                     _progress_count("mixed: games started", started, total)
                 for cid in pit_channels:
-                    await driver.slash(
-                        "pit",
-                        "start",
-                        players=f"<@{pl.BOB.id}>",
-                        races=12,
-                        user=pl.ALICE,
-                        channel_id=cid,
-                    )
-                    record = await bot.store.find_game("pitformula", channel_id=cid)
-                    assert record is not None and record.status_message_id is not None
+                    record = await start_pit(driver, cid)
                     place = watch.places[cid] = _Place(f"pd:pit:{record.id}:cards")
                     place.prompt = driver.backend.messages[record.status_message_id]
                     loops += [("pitformula", record.id, cid, seat) for seat in (0, 1)]
