@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from functools import cache
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageChops, ImageDraw
 
 from renderer.common import (
     HEADER_BG,
@@ -275,8 +275,8 @@ def _draw_legend(draw: ImageDraw.ImageDraw) -> None:
         draw_text(draw, (x + 52, cy), text, TEXT_PX, INK, anchor="lm")
 
 
-@cache
 def _static(track_name: str, race_turns: int) -> Image.Image:
+    """The static layer in RGB, drawn once per track by `_layers` and not kept (9.7 MB)."""
     tr = catalog.track(track_name, race_turns)
     big = Image.new("RGB", (W * SS, H * SS), GRASS)
     d = ImageDraw.Draw(big)
@@ -414,15 +414,27 @@ def render_track(state: RF90State, *, active_section: int | None = None) -> byte
     progress.
 
     Only what an image draws over the static layer is mapped to the PNG palette: the static
-    layer is mapped once (cached), and the boxes `_dirty` gives are mapped and pasted over a
-    copy of it, which gives the very pixels of mapping the whole image (a test checks it)."""
+    layer is kept mapped (`_layers`), and in the boxes `_dirty` gives the pixels drawn are
+    mapped and pasted over a copy of it; every other pixel stays the static layer's (a test
+    checks both)."""
     tr = _track(state)
     img = track_image(state, active_section=active_section)
-    ref = _reference(tr.id, tr.race_turns)
-    out = _static_mapped(tr.id, tr.race_turns).copy()
+    base, ref = _layers(tr.id, tr.race_turns)
+    out = base.copy()
     for box in _dirty(state, active_section):
-        out.paste(img.crop(box).quantize(palette=ref, dither=Image.Dither.NONE), box[:2])
+        drawn = img.crop(box)
+        out.paste(drawn.quantize(palette=ref, dither=Image.Dither.NONE), box[:2],
+                  drawn_mask(drawn, base.crop(box)))  # fmt: skip
     return to_png(out)
+
+
+def drawn_mask(drawn: Image.Image, base: Image.Image) -> Image.Image:
+    """'L' mask, 255 where `drawn` (RGB) differs from `base` (the static layer, 'P')."""
+    diff = ImageChops.difference(drawn, base.convert("RGB")).split()
+    return ImageChops.lighter(ImageChops.lighter(diff[0], diff[1]), diff[2]).point(_ANY)
+
+
+_ANY = [0] + [255] * 255  # a point table: any difference at all
 
 
 def _box(x0: float, y0: float, x1: float, y1: float) -> tuple[int, int, int, int]:
@@ -488,7 +500,8 @@ def track_image(
         active_section = state.activation
     if active_section is not None and not 0 <= active_section < tr.length:
         raise ValueError(f"no section {active_section} on {tr.name}")
-    img = _static(tr.id, tr.race_turns).copy()
+    # the static layer as mapped (its RGB is not kept: 9.7 MB a track)
+    img = _layers(tr.id, tr.race_turns)[0].convert("RGB")
     if active_section is not None:
         mask, origin = _section_mask(tr.id, active_section)
         img.paste(HIGHLIGHT, (*origin, origin[0] + mask.width, origin[1] + mask.height), mask)
@@ -503,12 +516,10 @@ def track_image(
     return img
 
 
-@cache
-def _reference(track_name: str, race_turns: int) -> Image.Image:
-    """The palette of every image of this track, made once: the static layer's colours (with
-    and without the highlight) plus every car, badge and marker colour, so that each image is
+def _reference(static: Image.Image, track_name: str) -> Image.Image:
+    """The palette of every image of this track: the static layer's colours (with and
+    without the highlight) plus every car, badge and marker colour, so that each image is
     only mapped to it (no octree per image) and a car colour is never merged away."""
-    static = _static(track_name, race_turns)
     lit = static.copy()
     for i in range(_track(track_name).length):
         mask, origin = _section_mask(track_name, i)
@@ -524,12 +535,13 @@ def _reference(track_name: str, race_turns: int) -> Image.Image:
 
 
 @cache
-def _static_mapped(track_name: str, race_turns: int) -> Image.Image:
-    """The static layer mapped to the track's PNG palette, once."""
-    return _static(track_name, race_turns).quantize(palette=_reference(track_name, race_turns),
-                                        dither=Image.Dither.NONE)  # fmt: skip
+def _layers(track_name: str, race_turns: int) -> tuple[Image.Image, Image.Image]:
+    """The static layer mapped to the track's PNG palette, and that palette, made once."""
+    static = _static(track_name, race_turns)
+    ref = _reference(static, track_name)
+    return static.quantize(palette=ref, dither=Image.Dither.NONE), ref
 
 
 def warm_track(track: str) -> None:
     """Build the cached static layer of a track image and its PNG palette (~1 s)."""
-    _static_mapped(track, _track(track).race_turns)
+    _layers(track, _track(track).race_turns)

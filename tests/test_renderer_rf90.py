@@ -197,21 +197,26 @@ def test_active_section_highlight_changes_only_that_section() -> None:
 
 
 def test_track_png_maps_only_what_changed_and_gives_the_same_pixels() -> None:
-    """`render_track` maps the static layer to the palette once and only the boxes an image
-    draws in: the PNG is the very one of mapping the whole image."""
-    from renderer.common import to_png
-    from renderer.rf90_track import _reference, track_image
+    """`render_track` maps only the pixels an image draws over the static layer: those are
+    the pixels of mapping the whole image, and every other pixel is the static layer's as
+    mapped once. Compared over the whole image, so a box `_dirty` forgot would show."""
+    from renderer.rf90_track import _layers, drawn_mask, track_image
 
     scene = _scene()
     scene.robot_tokens = [RobotToken(robot="slow", value=3, check=50, turn=9)]
     states = [scene, off_track(_scene(), 0, 17)[0], _crowded("silverstone"),
               _finished("barcelona"), _named("silverstone")]  # fmt: skip
     for state in states:
+        base, ref = _layers(state.track, catalog.track(state.track).race_turns)
         for active in (None, 3, catalog.track(state.track).length - 1):
-            turns = catalog.track(state.track).race_turns
-            whole = to_png(track_image(state, active_section=active),
-                           reference=_reference(state.track, turns))  # fmt: skip
-            assert render_track(state, active_section=active) == whole, (state.track, active)
+            drawn = track_image(state, active_section=active)
+            expected = base.copy()
+            expected.paste(drawn.quantize(palette=ref, dither=Image.Dither.NONE), (0, 0),
+                           drawn_mask(drawn, base))  # fmt: skip
+            got = Image.open(io.BytesIO(render_track(state, active_section=active)))
+            assert got.mode == "P" and got.getpalette() == base.getpalette()
+            assert got.tobytes() == expected.tobytes(), (state.track, active)
+            assert expected.tobytes() != base.tobytes()  # the cars and the band were drawn
 
 
 def test_track_image_without_its_header_band_is_the_rest_of_the_image() -> None:
@@ -497,8 +502,7 @@ def texts(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[Callable[[], ob
         monkeypatch.setattr(module, "draw_text", spy, raising=False)
 
     def clear() -> None:
-        rf90_track._static.cache_clear()
-        rf90_track._reference.cache_clear()
+        rf90_track._layers.cache_clear()
         rf90_closeup._layer.cache_clear()
 
     def record(render: Callable[[], object]) -> list[Drawn]:
