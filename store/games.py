@@ -126,7 +126,7 @@ class GameStore(LeagueStore):
                 (game_id, state_json, _now()),
             )
             await self._write_seats(db, game_id, seats)
-            await self._replace_timers(db, game_id, timers or [])
+            await self.in_thread(lambda raw: _replace_timers(raw, game_id, timers or []))
         return await self.load_game(game_id)
 
     async def set_lobby(self, game_id: int, seats: list[Seat], settings: dict[str, Any]) -> None:
@@ -271,11 +271,10 @@ class GameStore(LeagueStore):
         if not fields or set(fields) - allowed:
             raise ValueError(f"update_game takes only {sorted(allowed)}")
         cols = ", ".join(f"{k} = ?" for k in fields)
-        async with self.transaction() as db:
-            await db.execute(
-                f"UPDATE games SET {cols}, updated_at = ? WHERE id = ?",
-                (*fields.values(), _now(), game_id),
-            )
+        args = (*fields.values(), _now(), game_id)
+        await self.write(
+            lambda raw: raw.execute(f"UPDATE games SET {cols}, updated_at = ? WHERE id = ?", args)
+        )
 
     async def append_action(
         self,
@@ -357,8 +356,7 @@ class GameStore(LeagueStore):
                 (status, now, human_at, game_id),
             )
             if timers is not None:
-                raw.execute("DELETE FROM timers WHERE game_id = ?", (game_id,))
-                raw.executemany(_INSERT_TIMER, _timer_rows(game_id, timers))
+                _replace_timers(raw, game_id, timers)
 
         try:
             if results is None:
@@ -387,14 +385,18 @@ class GameStore(LeagueStore):
     async def add_timer(
         self, event: str, due_at: float, payload: dict[str, Any], game_id: int | None = None
     ) -> Timer:
-        async with self.transaction() as db:
-            cur = await db.execute(
-                "INSERT INTO timers (event, due_at, game_id, payload_json, created_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (event, due_at, game_id, json.dumps(payload), _now()),
+        row = (event, due_at, game_id, json.dumps(payload), _now())
+        timer_id = await self.write(
+            lambda raw: (
+                raw.execute(
+                    "INSERT INTO timers (event, due_at, game_id, payload_json, created_at)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    row,
+                ).lastrowid
             )
-        assert cur.lastrowid is not None
-        return Timer(id=cur.lastrowid, event=event, due_at=due_at, game_id=game_id, payload=payload)
+        )
+        assert timer_id is not None
+        return Timer(id=timer_id, event=event, due_at=due_at, game_id=game_id, payload=payload)
 
     async def next_timer(self, *, shards: Shards | None = None) -> Timer | None:
         """The earliest timer (of a game on one of `shards`, when given)."""
@@ -430,24 +432,17 @@ class GameStore(LeagueStore):
         return [self._timer(r) for r in rows]
 
     async def delete_timer(self, timer_id: int) -> bool:
-        async with self.transaction() as db:
-            cur = await db.execute("DELETE FROM timers WHERE id = ?", (timer_id,))
-        return cur.rowcount > 0
+        return await self.write(
+            lambda raw: raw.execute("DELETE FROM timers WHERE id = ?", (timer_id,)).rowcount > 0
+        )
 
     async def replace_game_timers(self, game_id: int, timers: list[TimerSpec]) -> None:
-        async with self.transaction() as db:
-            await self._replace_timers(db, game_id, timers)
-
-    async def _replace_timers(
-        self, db: aiosqlite.Connection, game_id: int, timers: list[TimerSpec]
-    ) -> None:
-        await db.execute("DELETE FROM timers WHERE game_id = ?", (game_id,))
-        await db.executemany(_INSERT_TIMER, _timer_rows(game_id, timers))
+        await self.write(lambda raw: _replace_timers(raw, game_id, timers))
 
     async def delete_game_timers(self, game_id: int) -> int:
-        async with self.transaction() as db:
-            cur = await db.execute("DELETE FROM timers WHERE game_id = ?", (game_id,))
-        return cur.rowcount
+        return await self.write(
+            lambda raw: raw.execute("DELETE FROM timers WHERE game_id = ?", (game_id,)).rowcount
+        )
 
     @staticmethod
     def _timer(row: sqlite3.Row) -> Timer:
@@ -455,6 +450,11 @@ class GameStore(LeagueStore):
         d["payload"] = json.loads(d.pop("payload_json"))
         d.pop("created_at", None)
         return Timer.model_validate(d)
+
+
+def _replace_timers(raw: sqlite3.Connection, game_id: int, timers: list[TimerSpec]) -> None:
+    raw.execute("DELETE FROM timers WHERE game_id = ?", (game_id,))
+    raw.executemany(_INSERT_TIMER, _timer_rows(game_id, timers))
 
 
 _INSERT_TIMER = (
