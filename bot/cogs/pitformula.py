@@ -40,7 +40,7 @@ from bot.table import draw
 from bot.table_life import MENTION_NONE, mention_only
 from renderer.common import counted
 from renderer.pitformula import render_scoring, render_table
-from rules.base import GameState, get_game
+from rules.base import Action, GameState, get_game
 from rules.errors import IllegalAction, PaddockError
 from rules.pitformula import (
     FLAG_NAMES,
@@ -502,29 +502,21 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         fields: dict[str, Any],
         acknowledge: Callable[[], Awaitable[bool]] | None,
     ) -> tuple[str, bool]:
+        at_ms = None  # the player's time since the Go!, taken as the click arrives
+        if game_id in self._go_at:
+            at_ms = max(0, int((time.monotonic() - self._go_at[game_id]) * 1000))
+        answered = True
+        if acknowledge is not None:
+            # Checked on the race as stored and acknowledged before taking its lock: the
+            # other crew's move being stored must not keep this answer waiting. Checked
+            # again under the lock, where it is played; a refusal there comes as a
+            # follow-up.
+            loaded = await self.table.load(game_id)
+            self._checked(loaded, user_id, fields, at_ms)
+            answered = await acknowledge()
         async with self.table.lock(game_id):
             loaded = await self.table.load(game_id)
-            mine = loaded.human_seat(user_id)
-            if mine is None:
-                raise PaddockError("You are not in this game.")
-            if loaded.record.status != "running":
-                raise PaddockError("This game is over.")
-            state = loaded.state
-            if state.phase != "repair":
-                raise IllegalAction("Wait for the Go!")
-            at_ms = None
-            if game_id in self._go_at:
-                at_ms = max(0, int((time.monotonic() - self._go_at[game_id]) * 1000))
-            extra = (
-                {"seat": mine.seat}
-                if fields["kind"] == "go"
-                else {"seat": mine.seat, "at_ms": at_ms}
-            )
-            action = loaded.game.parse_action({**fields, **extra})
-            answered = True
-            if acknowledge is not None:
-                loaded.game.apply(state, action)  # a refusal (IllegalAction) is the answer
-                answered = await acknowledge()
+            mine, action = self._checked(loaded, user_id, fields, at_ms)
             before = loaded
             loaded, played = await self.table.commit(loaded, action, str(user_id), human=True)
         if any(e.kind == "race_over" for e in played.events):
@@ -534,6 +526,26 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         else:
             self._mark_dirty(game_id)
         return answer_text(action, loaded.state, mine.seat, played.events), answered
+
+    @staticmethod
+    def _checked(
+        loaded: Loaded[PitFormulaState], user_id: int, fields: dict[str, Any], at_ms: int | None
+    ) -> tuple[Seat, Action]:
+        """The player's seat and action, if the rules take it now (else the refusal)."""
+        mine = loaded.human_seat(user_id)
+        if mine is None:
+            raise PaddockError("You are not in this game.")
+        if loaded.record.status != "running":
+            raise PaddockError("This game is over.")
+        state = loaded.state
+        if state.phase != "repair":
+            raise IllegalAction("Wait for the Go!")
+        extra = (
+            {"seat": mine.seat} if fields["kind"] == "go" else {"seat": mine.seat, "at_ms": at_ms}
+        )
+        action = loaded.game.parse_action({**fields, **extra})
+        loaded.game.apply(state, action)  # a refusal (IllegalAction) is the answer
+        return mine, action
 
     async def show_cards(
         self, interaction: discord.Interaction, game_id: int, update: bool = False
