@@ -17,6 +17,7 @@ from bot.errors import report_error
 from bot.memory import tune_malloc
 from bot.settings import Settings
 from bot.table import Table
+from bot.threads import tune_switch_interval
 from bot.timers import TimerManager
 from renderer.boards import warm_all
 from store import Store, open_store
@@ -56,6 +57,7 @@ class PaddockTree(app_commands.CommandTree["PaddockBot"]):
 class PaddockBot(commands.Bot):
     def __init__(self, settings: Settings, store: Store | None = None, **options: Any) -> None:
         tune_malloc()  # before the first images: their buffers go back when freed
+        tune_switch_interval()  # the event loop waits less for the image threads
         intents = discord.Intents.default()
         intents.message_content = settings.message_content
         # Nobody is pinged unless a message names them (AllowedMentions(users=[...])): a

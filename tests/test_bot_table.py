@@ -582,3 +582,18 @@ def test_the_bot_process_returns_freed_image_buffers() -> None:
     from bot.memory import tune_malloc
 
     assert tune_malloc() is (sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc")
+
+
+def test_the_bot_lets_the_event_loop_have_the_gil_back_within_a_millisecond(
+    tmp_path: Path,
+) -> None:
+    """A bot built as `paddock run` builds it sets the switch interval (bot/threads.py)."""
+    from bot.threads import SWITCH_INTERVAL_S
+
+    before = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(0.005)
+        make_bot(tmp_path / "gil.db")
+        assert abs(sys.getswitchinterval() - SWITCH_INTERVAL_S) < 1e-9
+    finally:
+        sys.setswitchinterval(before)
