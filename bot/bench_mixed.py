@@ -1,7 +1,9 @@
 """`paddock bench`'s mixed load (issue 11's goal): Waddington, RF90 and Pit Formula games on
-one bot in a fresh process, each driven by simulated users pausing 1-4 s before each
-interaction; every interaction timed from dispatch to its answer and to its move done,
-answers after Discord's 3 s deadline counted, RSS sampled. Run by `bot.bench` ("mixed")."""
+one bot, each driven by simulated users pausing 1-4 s before each interaction; every
+interaction timed from dispatch to its answer and to its move done, answers after Discord's
+3 s deadline counted. The bot runs as `paddock run` runs it, in a process of its own, over
+the loopback fake Discord of this one (its HTTP server and gateway), so that the RSS and the
+CPU time sampled are the bot's alone. Run by `bot.bench` ("mixed")."""
 
 from __future__ import annotations
 
@@ -9,13 +11,14 @@ import asyncio
 import collections
 import contextlib
 import dataclasses
-import gc
+import os
 import random
 import re
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from bot.bench import (
@@ -23,10 +26,8 @@ from bot.bench import (
     _lobby_id,
     _progress,
     _progress_count,
-    bench_bot,
     bench_database,
     percentiles,
-    rss_mb,
     start_f1,
     start_pit,
 )
@@ -101,13 +102,13 @@ class _Place:
 
 class _Watch:
     """Reads the fake Discord's calls as they come (timed by the fake as it received them):
-    each interaction's first answer, and each game's prompts. The fake and the simulated
-    users share the bot's process, so what they keep is let go once no one can need it (the
-    calls read, the images, interactions and messages minutes old): the RSS measured, and
-    its slope, are the bot's."""
+    each interaction's first answer, and each game's prompts. What the fake keeps is let go
+    once no one can need it (the calls read, the images, the gateway frames sent,
+    interactions and messages minutes old), so that this process stays small over a long
+    run."""
 
-    def __init__(self, bot: Any, backend: Any) -> None:
-        self.bot, self.backend = bot, backend
+    def __init__(self, fd: Any) -> None:
+        self.fd, self.backend = fd, fd.backend
         self.by_token: dict[str, _Sent] = {}
         self.timings: list[_Timing] = []  # of the interactions let go
         self.places: dict[int, _Place] = {}
@@ -115,13 +116,13 @@ class _Watch:
         self._tokens: collections.deque[tuple[float, str, _Sent]] = collections.deque()
         self._posted: dict[int, collections.deque[tuple[float, int]]] = {}  # per channel
 
-    def dispatch(self, payload: dict[str, Any], kind: str) -> _Sent:
-        """The interaction fed to the bot's connection state the way the gateway does."""
+    async def dispatch(self, payload: dict[str, Any], kind: str) -> _Sent:
+        """The interaction sent to the bot over the gateway, as Discord sends it."""
         self.backend.register_interaction(payload)
         sent = _Sent(kind, time.perf_counter(), what=_what(payload))
         self.by_token[payload["token"]] = sent
         self._tokens.append((sent.at, payload["token"], sent))
-        self.bot._connection.parse_interaction_create(payload)
+        await self.fd._dispatch(self.fd.sessions[0], "INTERACTION_CREATE", payload)
         return sent
 
     def poll(self) -> None:
@@ -132,6 +133,9 @@ class _Watch:
             call.files.clear()
         del calls[:count]
         self.backend.attachments.clear()
+        self.fd.dispatched.clear()  # kept for a RESUME; the bench drops no connection
+        for session in self.fd.sessions.values():
+            session.sent.clear()
         self._let_go(time.perf_counter() - KEEP_S)
 
     def _let_go(self, before: float) -> None:
@@ -262,7 +266,7 @@ class _Users:
             custom_id = rng.choice(offered)["custom_id"]
             user = f1_driver.USERS[int(pinged[-1])]
             payload = pl.component_payload(self.driver.world, custom_id, message=prompt, user=user)
-            sent = self.watch.dispatch(payload, "waddington")
+            sent = await self.watch.dispatch(payload, "waddington")
             if not await self.answer(sent):
                 continue
             if sent.answer_type == 4:  # a refusal, in words: nothing was played
@@ -302,7 +306,7 @@ class _Users:
             payload = pl.component_payload(
                 self.driver.world, place.prefix, message=place.prompt, user=user
             )
-            sent = self.watch.dispatch(payload, "rf90")
+            sent = await self.watch.dispatch(payload, "rf90")
             if not await self.answer(sent) or sent.message is None:
                 continue
             self.done(sent, sent.answer_at)
@@ -324,7 +328,7 @@ class _Users:
                 payload = pl.component_payload(
                     self.driver.world, custom_id, message=cockpit, user=user
                 )
-                sent = self.watch.dispatch(payload, "rf90")
+                sent = await self.watch.dispatch(payload, "rf90")
                 if not await self.answer(sent):
                     break
                 if number < len(clicks):
@@ -374,7 +378,7 @@ class _Users:
             if slash is not None:
                 path, options = slash
                 payload = self.driver.slash_payload(*path, user=user, channel_id=channel, **options)
-                sent = self.watch.dispatch(payload, "pitformula")
+                sent = await self.watch.dispatch(payload, "pitformula")
                 if await self.answer(sent):
                     self.done(sent, sent.answer_at)
                 continue
@@ -385,7 +389,7 @@ class _Users:
             payload = pl.component_payload(
                 self.driver.world, f"pd:pit:{gid}:cards", message=place.prompt, user=user
             )
-            sent = self.watch.dispatch(payload, "pitformula")
+            sent = await self.watch.dispatch(payload, "pitformula")
             if not await self.answer(sent) or sent.message is None:
                 continue
             self.done(sent, sent.answer_at)
@@ -396,9 +400,34 @@ class _Users:
                 payload = pl.component_payload(
                     self.driver.world, f"pd:pit:{gid}:reveal:{card}", message=cards, user=user
                 )
-                sent = self.watch.dispatch(payload, "pitformula")
+                sent = await self.watch.dispatch(payload, "pitformula")
                 if await self.answer(sent):
                     self.done(sent, sent.answer_at)
+
+
+async def _posted(fd: Any, prefix: str) -> dict[str, Any]:
+    """The newest message carrying a button of this prefix, once the bot has posted it."""
+    from tests import f1_driver
+
+    give_up = time.perf_counter() + WAIT_S
+    while (message := f1_driver.latest_with(fd, prefix)) is None:
+        if time.perf_counter() > give_up:
+            raise RuntimeError(f"the bot never posted a prompt with {prefix}")
+        await asyncio.sleep(0.02)
+    return message
+
+
+async def _loop_lag(stop: asyncio.Event, lags: list[float]) -> None:
+    while not stop.is_set():
+        start = time.perf_counter()
+        await asyncio.sleep(0.02)
+        lags.append((time.perf_counter() - start - 0.02) * 1000)
+
+
+def _cpu_s(pid: int) -> float:
+    """CPU time (user + system, every thread) process `pid` has used, in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def bench_mixed(
@@ -409,13 +438,15 @@ async def bench_mixed(
     (seeded) for a fixed time (60 s; `quick`: 15 s). For every interaction: from its
     dispatch to its first answer (a defer counts) and to the move done (the next prompt
     posted, for a move that hands the turn on; the answer itself otherwise); answers later
-    than Discord's 3 s deadline (or never) counted; the RSS every second."""
+    than Discord's 3 s deadline (or never) counted; the bot process's RSS every second."""
+    from bot.bench import rss_mb
     from store import open_store
 
-    bot_helpers, fakediscord = _driver_modules()
-    from tests import f1_driver, rf90_driver
+    bot_helpers, _ = _driver_modules()
+    from tests import rf90_driver
     from tests.fakediscord import payloads as pl
     from tests.fakediscord.base import ErrorCapture
+    from tests.fakediscord.process import BotProcess, RemoteFakeDiscord
 
     counts = games or (MIXED_GAMES_QUICK if quick else MIXED_GAMES)
     seconds = seconds or (MIXED_SECONDS_QUICK if quick else MIXED_SECONDS)
@@ -425,55 +456,63 @@ async def bench_mixed(
         world.add_channel(pl.text_channel_payload(cid, f"pit-{i}"))
     rss: list[float] = []
     with tempfile.TemporaryDirectory() as tmp, ErrorCapture() as errors:
-        async with bench_database(tmp, "mixed") as url, open_store(url) as reader:
-            bot = bench_bot(url)
-            async with fakediscord.InProcessDriver(bot, world, timeout=60) as driver:
-                await bot.images_warm
-                watch = _Watch(bot, driver.backend)
-                pit_cog = bot.get_cog("PitCog")
-                countdown, pit_cog.countdown_seconds = pit_cog.countdown_seconds, 0
+        async with (
+            bench_database(tmp, "mixed") as url,
+            open_store(url) as reader,
+            RemoteFakeDiscord(world, timeout=60, quiet=0.05) as fd,
+        ):
+            db: Path | str = Path(url.removeprefix("sqlite:///")) if "sqlite" in url else url
+            _progress("mixed: starting the bot in a process of its own (images warmed first)")
+            async with BotProcess(fd, db, warm=True, ready_timeout=180) as bot:
+                assert bot.proc is not None
+                pid = bot.proc.pid
+                watch = _Watch(fd)
                 # (kind, game id, its thread or channel, seat of a Pit Formula crew)
                 loops: list[tuple[str, int, int, int]] = []
                 total, started = sum(counts.values()), 0
                 for _ in range(counts["waddington"]):
-                    gid = await start_f1(driver, laps=3, robots=0)
-                    thread = (await bot.store.load_game(gid)).thread_id
-                    assert thread is not None
-                    place = watch.places[thread] = _Place(f"pd:f1:{gid}:act:")
-                    place.prompt = f1_driver.latest_with(driver, place.prefix)
+                    gid = await start_f1(fd, laps=3, robots=0, settled=False)
+                    place = _Place(f"pd:f1:{gid}:act:")
+                    place.prompt = await _posted(fd, place.prefix)
+                    thread = int(place.prompt["channel_id"])
+                    watch.places[thread] = place
                     loops.append(("waddington", gid, thread, 0))
                     started += 1
                     _progress_count("mixed: games started", started, total)
                 for _ in range(counts["rf90"]):
-                    calls = await driver.slash(
+                    calls = await fd.slash(
                         "rf90", "new", track="barcelona", turn_minutes=60, user=pl.ALICE
                     )
                     gid = _lobby_id(calls, "rf90")
-                    await driver.click(f"pd:rf90:{gid}:join", user=pl.BOB)
-                    await driver.click(f"pd:rf90:{gid}:start", user=pl.ALICE)
-                    thread = (await bot.store.load_game(gid)).thread_id
-                    assert thread is not None
-                    place = watch.places[thread] = _Place(f"pd:rf90:{gid}:cockpit")
-                    place.prompt = rf90_driver.prompt_of(driver, gid)
+                    await fd.click(f"pd:rf90:{gid}:join", user=pl.BOB)
+                    await fd.click(f"pd:rf90:{gid}:start", user=pl.ALICE)
+                    place = _Place(f"pd:rf90:{gid}:cockpit")
+                    await _posted(fd, place.prefix)
+                    place.prompt = rf90_driver.prompt_of(fd, gid)
+                    thread = int(place.prompt["channel_id"])
+                    watch.places[thread] = place
                     loops.append(("rf90", gid, thread, 0))
                     started += 1
                     _progress_count("mixed: games started", started, total)
-                for cid in pit_channels:
-                    record = await start_pit(driver, cid)
-                    place = watch.places[cid] = _Place(f"pd:pit:{record.id}:cards")
-                    place.prompt = driver.backend.messages[record.status_message_id]
+                for cid in pit_channels:  # the countdowns to Go! run side by side
+                    record = await start_pit(fd, cid, reader)
+                    watch.places[cid] = _Place(f"pd:pit:{record.id}:cards")
                     loops += [("pitformula", record.id, cid, seat) for seat in (0, 1)]
+                for cid in pit_channels:
+                    place = watch.places[cid]
+                    place.prompt = await _posted(fd, place.prefix)
                     started += 1
                     _progress_count("mixed: games started", started, total)
-                pit_cog.countdown_seconds = countdown  # between races, as a bot runs
+                await fd.wait_quiet()
                 watch.poll()
-                gc.collect()
-                rss.append(rss_mb())
+                rss.append(rss_mb(pid))
                 _progress(f"mixed: {total} games, simulated users acting for {seconds:.0f} s")
                 stop = asyncio.Event()
                 observer = asyncio.create_task(watch.run(stop))
-                users = _Users(watch, driver, reader, time.perf_counter() + seconds, seed=11)
-                cpu = time.process_time()
+                lags: list[float] = []
+                lagger = asyncio.create_task(_loop_lag(stop, lags))
+                users = _Users(watch, fd, reader, time.perf_counter() + seconds, seed=11)
+                cpu, fake_cpu = _cpu_s(pid), time.process_time()
                 tasks = []
                 for index, (kind, gid, where, seat) in enumerate(loops):
                     place = watch.places[where]
@@ -486,8 +525,8 @@ async def bench_mixed(
                     tasks.append(asyncio.create_task(user))
                 while users.running():
                     await asyncio.sleep(1.0)
-                    rss.append(rss_mb())
-                cpu = time.process_time() - cpu  # this process's, every thread's
+                    rss.append(rss_mb(pid))
+                cpu, fake_cpu = _cpu_s(pid) - cpu, time.process_time() - fake_cpu
                 # each user's interaction under way is answered (or given up on), then stops
                 await asyncio.wait(tasks, timeout=WAIT_S + 5)
                 for task in tasks:
@@ -497,9 +536,12 @@ async def bench_mixed(
                 await asyncio.sleep(0.5)  # the last moves' posts
                 stop.set()
                 await observer
-                rss.append(rss_mb())
-                messages_kept = len(driver.backend.messages)
+                await lagger
+                rss.append(rss_mb(pid))
+                messages_kept = len(fd.backend.messages)
+                bot_errors = bot.errors_since(0)
         error_lines = sorted({f"{r.name}: {r.getMessage()}"[:200] for r in errors.records})
+        error_lines += [str(e).splitlines()[0][:200] for e in bot_errors]
     for line in error_lines[:5]:
         print(f"bench: mixed: ERROR logged: {line}", file=sys.stderr, flush=True)
     sent_all = watch.all_timings()
@@ -530,15 +572,21 @@ async def bench_mixed(
         "done_p99_ms": _p99(done),
         "late_answers": sum(ms > DEADLINE_S * 1000 for ms in answers) + unanswered,
         "unanswered": unanswered,
-        "rss_mb": {
+        "rss_mb": {  # the bot process's
             "start": rss[0],
             "end": rss[-1],
             "max": max(rss),
             "slope_mb_per_min_second_half": _slope_per_min(rss[len(rss) // 2 :]),
         },
-        "cpu_cores": round(cpu / seconds, 2),  # the process's CPU time over the load's time
+        # CPU time over the load's time: the bot process's; this one's (the fake Discord
+        # and the simulated users)
+        "cpu_cores": round(cpu / seconds, 2),
+        "fake_cpu_cores": round(fake_cpu / seconds, 2),
+        # how late this process's event loop ran a 20 ms sleep: the fake's own delays,
+        # which the answer times include
+        "fake_loop_lag_p99_ms": _p99(lags),
         "by_game": by_game,
-        "errors_logged": len(errors.records),
+        "errors_logged": len(errors.records) + len(bot_errors),
         "http_errors": watch.http_errors,
         "stuck_moves": users.stuck,
         "refused_moves": users.refused,

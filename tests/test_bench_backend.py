@@ -93,6 +93,10 @@ async def test_mixed_load_in_small_reports_every_figure(
     assert rss["max"] >= max(rss["start"], rss["end"])
     assert set(mixed["by_game"]) == set(games)
     assert sum(g["interactions"] for g in mixed["by_game"].values()) == mixed["interactions"]
+    # the bot ran in a process of its own: its CPU time and the fake's are apart
+    assert mixed["cpu_cores"] > 0 and mixed["fake_cpu_cores"] > 0
+    assert mixed["fake_loop_lag_p99_ms"] is not None and mixed["fake_loop_lag_p99_ms"] >= 0
+    assert mixed["errors_logged"] == 0 and mixed["user_failures"] == 0
 
 
 async def test_two_processes_are_skipped_on_sqlite(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -165,7 +165,8 @@ class BotProcess:
     shell are dropped first, so a developer's settings cannot leak in); its
     PADDOCK_SHARD_COUNT / PADDOCK_SHARD_IDS are the shards the process serves.
     ``timer_reread``: how often the bot re-reads a shared (PostgreSQL) timer table, in
-    seconds (the bot's own default otherwise)."""
+    seconds (the bot's own default otherwise). ``warm``: ready only once the bot's image
+    caches are built (a bench measures a bot warmed up)."""
 
     def __init__(
         self,
@@ -175,12 +176,14 @@ class BotProcess:
         env: dict[str, str] | None = None,
         ready_timeout: float = 20.0,
         timer_reread: float | None = None,
+        warm: bool = False,
     ) -> None:
         self.fd = fd
         self.db = db
         self.env = env or {}
         self.ready_timeout = ready_timeout
         self.timer_reread = timer_reread
+        self.warm = warm
         count = self.env.get("PADDOCK_SHARD_COUNT")
         ids = self.env.get("PADDOCK_SHARD_IDS")
         if count:
@@ -221,6 +224,8 @@ class BotProcess:
         args += ["--db", str(self.db)]
         if self.timer_reread is not None:
             args += ["--timer-reread", str(self.timer_reread)]
+        if self.warm:
+            args.append("--warm")
         self.proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
