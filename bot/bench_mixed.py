@@ -28,6 +28,7 @@ from bot.bench import (
     _progress_count,
     bench_database,
     percentiles,
+    rss_mb,
     start_f1,
     start_pit,
 )
@@ -122,7 +123,7 @@ class _Watch:
         sent = _Sent(kind, time.perf_counter(), what=_what(payload))
         self.by_token[payload["token"]] = sent
         self._tokens.append((sent.at, payload["token"], sent))
-        await self.fd._dispatch(self.fd.sessions[0], "INTERACTION_CREATE", payload)
+        await self.fd.push("INTERACTION_CREATE", payload)
         return sent
 
     def poll(self) -> None:
@@ -439,11 +440,9 @@ async def bench_mixed(
     dispatch to its first answer (a defer counts) and to the move done (the next prompt
     posted, for a move that hands the turn on; the answer itself otherwise); answers later
     than Discord's 3 s deadline (or never) counted; the bot process's RSS every second."""
-    from bot.bench import rss_mb
     from store import open_store
 
     bot_helpers, _ = _driver_modules()
-    from tests import rf90_driver
     from tests.fakediscord import payloads as pl
     from tests.fakediscord.base import ErrorCapture
     from tests.fakediscord.process import BotProcess, RemoteFakeDiscord
@@ -461,7 +460,9 @@ async def bench_mixed(
             open_store(url) as reader,
             RemoteFakeDiscord(world, timeout=60, quiet=0.05) as fd,
         ):
-            db: Path | str = Path(url.removeprefix("sqlite:///")) if "sqlite" in url else url
+            db: Path | str = (
+                Path(url.removeprefix("sqlite:///")) if url.startswith("sqlite:///") else url
+            )
             _progress("mixed: starting the bot in a process of its own (images warmed first)")
             async with BotProcess(fd, db, warm=True, ready_timeout=180) as bot:
                 assert bot.proc is not None
@@ -487,8 +488,7 @@ async def bench_mixed(
                     await fd.click(f"pd:rf90:{gid}:join", user=pl.BOB)
                     await fd.click(f"pd:rf90:{gid}:start", user=pl.ALICE)
                     place = _Place(f"pd:rf90:{gid}:cockpit")
-                    await _posted(fd, place.prefix)
-                    place.prompt = rf90_driver.prompt_of(fd, gid)
+                    place.prompt = await _posted(fd, place.prefix)
                     thread = int(place.prompt["channel_id"])
                     watch.places[thread] = place
                     loops.append(("rf90", gid, thread, 0))

@@ -13,7 +13,6 @@ from bot.presenter import Loaded
 from rules.base import get_game
 from tests.fakediscord import ALICE, BOB, CAROL, InProcessDriver
 from tests.fakediscord.backend import _walk_components
-from tests.fakediscord.base import InteractionAPI
 
 if TYPE_CHECKING:
     from bot.client import PaddockBot
@@ -44,7 +43,7 @@ async def loaded(d: InProcessDriver, gid: int) -> Loaded:
     return Loaded(record, game, game.load_state(record.state_json), seats)
 
 
-def prompt_of(d: InteractionAPI, gid: int) -> dict[str, Any]:
+def prompt_of(d: InProcessDriver, gid: int) -> dict[str, Any]:
     live = [m for m in d.backend.messages.values() if f"pd:rf90:{gid}:cockpit" in custom_ids(m)]
     assert len(live) == 1, "exactly one live prompt"
     return live[0]
