@@ -398,8 +398,11 @@ class _Users:
             for card in action.cards:
                 if not await self.think(rng):
                     return
+                custom_id = f"pd:pit:{gid}:reveal:{card}"
+                if not any(c.get("custom_id") == custom_id for c in _walk(cards["components"])):
+                    break  # a new race's cards (the robot chose from the race before)
                 payload = pl.component_payload(
-                    self.driver.world, f"pd:pit:{gid}:reveal:{card}", message=cards, user=user
+                    self.driver.world, custom_id, message=cards, user=user
                 )
                 sent = await self.watch.dispatch(payload, "pitformula")
                 if await self.answer(sent):

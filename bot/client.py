@@ -14,7 +14,7 @@ from discord.ext import commands
 
 from bot.components import Handler, PaddockButton
 from bot.errors import report_error
-from bot.memory import tune_malloc
+from bot.memory import freeze_startup, tune_collector, tune_malloc
 from bot.settings import Settings
 from bot.table import Table
 from bot.threads import tune_switch_interval
@@ -57,6 +57,7 @@ class PaddockTree(app_commands.CommandTree["PaddockBot"]):
 class PaddockBot(commands.Bot):
     def __init__(self, settings: Settings, store: Store | None = None, **options: Any) -> None:
         tune_malloc()  # before the first images: their buffers go back when freed
+        tune_collector()  # a click's reference cycles are freed young
         tune_switch_interval()  # the event loop waits less for the image threads
         intents = discord.Intents.default()
         intents.message_content = settings.message_content
@@ -91,11 +92,13 @@ class PaddockBot(commands.Bot):
         self.timers.start()
         # The first draw of each image kind builds fonts and static layers (up to a second);
         # do it now, off the event loop, rather than in a player's first move.
-        self.images_warm = asyncio.create_task(
-            asyncio.to_thread(warm_all), name="paddock-warm-images"
-        )
+        self.images_warm = asyncio.create_task(self._warm_images(), name="paddock-warm-images")
         if self.settings.sync_commands:
             await self.sync_commands()
+
+    async def _warm_images(self) -> None:
+        await asyncio.to_thread(warm_all)
+        freeze_startup()  # the caches just built stay: full collections need not walk them
 
     async def sync_commands(self) -> list[app_commands.AppCommand]:
         guild_id = self.settings.dev_guild_id

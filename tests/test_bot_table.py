@@ -597,3 +597,26 @@ def test_the_bot_lets_the_event_loop_have_the_gil_back_within_a_millisecond(
         assert abs(sys.getswitchinterval() - SWITCH_INTERVAL_S) < 1e-9
     finally:
         sys.setswitchinterval(before)
+
+
+async def test_the_bot_collects_young_less_often_and_freezes_its_start_up(
+    tmp_path: Path,
+) -> None:
+    """A bot built as `paddock run` builds it collects the youngest generation every 20,000
+    objects, and once its images are warm freezes what start-up built (bot/memory.py)."""
+    import gc
+
+    from bot.memory import YOUNG_THRESHOLD
+
+    before = gc.get_threshold()
+    gc.unfreeze()
+    try:
+        bot = make_bot(tmp_path / "gc.db")
+        assert gc.get_threshold() == (YOUNG_THRESHOLD, before[1], before[2])
+        async with InProcessDriver(bot, world()):
+            assert bot.images_warm is not None
+            await bot.images_warm
+            assert gc.get_freeze_count() > 10_000  # modules, commands, image caches
+    finally:
+        gc.set_threshold(*before)
+        gc.unfreeze()
