@@ -602,7 +602,7 @@ def test_the_bot_lets_the_event_loop_have_the_gil_back_within_a_millisecond(
 async def test_the_bot_collects_young_less_often_and_freezes_its_start_up(
     tmp_path: Path,
 ) -> None:
-    """A bot built as `paddock run` builds it collects the youngest generation every 20,000
+    """A bot built as `paddock run` builds it collects the youngest generation every 5,000
     objects, and once its images are warm freezes what start-up built (bot/memory.py)."""
     import gc
 
