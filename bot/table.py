@@ -25,6 +25,7 @@ from bot.errors import NotPosted
 from bot.posting import PostChannel, defer, not_posted
 from bot.presenter import REMINDER_AT, Frame, Image, Loaded, Presenter
 from bot.table_life import MENTION_NONE, REPOST, LifeCycle, mention_only
+from bot.threads import image_pool
 from rules.base import Action, Event, GameState, get_game
 from rules.championship import places_among_members
 from rules.errors import NotYourTurn, PaddockError
@@ -49,13 +50,17 @@ class InvalidButton(PaddockError):
 
 
 async def draw(images: list[Image]) -> list[discord.File]:
-    """Render the images in worker threads, one each: a board takes ~20 ms the event loop
-    needs, and Pillow lets go of the GIL while it encodes, so two cores draw two at once."""
+    """Render the images in the image threads (bot/threads.py): a board takes ~20 ms the
+    event loop needs, and Pillow lets go of the GIL while it encodes, so two cores draw two
+    at once."""
 
     def one(image: Image) -> discord.File:
         return discord.File(io.BytesIO(image.draw()), filename=image.filename)
 
-    return list(await asyncio.gather(*(asyncio.to_thread(one, image) for image in images)))
+    loop = asyncio.get_running_loop()
+    return list(
+        await asyncio.gather(*(loop.run_in_executor(image_pool(), one, im) for im in images))
+    )
 
 
 class Table(LifeCycle):

@@ -620,3 +620,33 @@ async def test_the_bot_collects_young_less_often_and_freezes_its_start_up(
     finally:
         gc.set_threshold(*before)
         gc.unfreeze()
+
+
+async def test_images_are_drawn_by_the_image_threads_at_most_three_at_once() -> None:
+    """`draw` uses bot/threads.py's pool: however many images are asked for at once, no more
+    than IMAGE_THREADS are in memory being drawn, each in a `paddock-image` thread."""
+    import threading
+    import time
+
+    from bot.presenter import Image
+    from bot.table import draw
+    from bot.threads import IMAGE_THREADS
+
+    guard = threading.Lock()
+    drawing, most, names = 0, 0, set()
+
+    def one() -> bytes:
+        nonlocal drawing, most
+        with guard:
+            drawing += 1
+            most = max(most, drawing)
+            names.add(threading.current_thread().name)
+        time.sleep(0.02)
+        with guard:
+            drawing -= 1
+        return b"png"
+
+    files = await draw([Image(f"{i}.png", one) for i in range(12)])
+    assert [f.filename for f in files] == [f"{i}.png" for i in range(12)]
+    assert most == IMAGE_THREADS == 3
+    assert names and all(n.startswith("paddock-image") for n in names)
