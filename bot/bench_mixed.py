@@ -73,6 +73,12 @@ def _walk(components: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         yield from _walk(component.get("components") or [])
 
 
+def _has_button(message: dict[str, Any] | None, custom_id: str) -> bool:
+    """Whether the message (as the fake holds it) shows this button."""
+    components = (message or {}).get("components") or []
+    return any(c.get("custom_id") == custom_id for c in _walk(components))
+
+
 def _what(payload: dict[str, Any]) -> str:
     data = payload.get("data") or {}
     if "custom_id" in data:
@@ -97,8 +103,7 @@ class _Place:
         """Whether the prompt as the fake holds it has this button. (A user clicks only what
         a message shows: discord.py drops, unanswered, a click on a button the message no
         longer has, e.g. the race message of a race just over, before the next is posted.)"""
-        components = (self.prompt or {}).get("components") or []
-        return any(c.get("custom_id") == custom_id for c in _walk(components))
+        return _has_button(self.prompt, custom_id)
 
 
 class _Watch:
@@ -399,7 +404,7 @@ class _Users:
                 if not await self.think(rng):
                     return
                 custom_id = f"pd:pit:{gid}:reveal:{card}"
-                if not any(c.get("custom_id") == custom_id for c in _walk(cards["components"])):
+                if not _has_button(cards, custom_id):
                     break  # a new race's cards (the robot chose from the race before)
                 payload = pl.component_payload(
                     self.driver.world, custom_id, message=cards, user=user
