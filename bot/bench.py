@@ -18,14 +18,17 @@ Pit Formula crew makes its robot's repair, reveal, flag... For every interaction
 dispatch to its first answer (a defer counts: "answer_p99_ms") and to the move done (the next
 prompt posted when the move hands the turn on, the answer otherwise: "done_p99_ms");
 "late_answers" those answered after Discord's 3 s deadline or never; the RSS every second
-("rss_mb": the first, after the games were set up; the last; the most), and the CPU the
-process used ("cpu_cores": 1.0 is one core busy). The simulated users read the games
-through a store of their own, not the bot's connection. Also per game ("by_game"), and what
-went wrong: "errors_logged" (ERROR log records), "http_errors" (the fake Discord's
-refusals), "stuck_moves" (answered, but no next prompt), "refused_moves".
+("rss_mb": the first, after the games were set up; the last; the most; one a minute:
+"by_minute"), and the CPU the process used ("cpu_cores": 1.0 is one core busy). The
+simulated users read the games through a store of their own, not the bot's connection. Also
+per game ("by_game"), and what went wrong: "errors_logged" (ERROR log records),
+"http_errors" (the fake Discord's refusals), "stuck_moves" (answered, but no next prompt),
+"refused_moves". A game over is replaced by a new one of its kind, started by its users'
+interactions as the set-up's are ("games_renewed"), so that the load stays at its count of
+games however long the run.
   {"mixed": {"games": {"waddington", "rf90", "pitformula"}, "seconds", "interactions",
    "answer_p99_ms", "answer_max_ms", "done_p99_ms", "late_answers", "unanswered",
-   "rss_mb": {"start", "end", "max"}, "by_game": {...}, ...}}
+   "rss_mb": {"start", "end", "max", "by_minute"}, "by_game": {...}, ...}}
 
 "two_processes" is issue 14's figure, with --db only: two fresh bench processes at the same
 time on one PostgreSQL schema (the same tables, each its own races), each running the

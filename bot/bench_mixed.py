@@ -11,6 +11,7 @@ import asyncio
 import collections
 import contextlib
 import dataclasses
+import itertools
 import os
 import random
 import re
@@ -23,14 +24,11 @@ from typing import Any
 
 from bot.bench import (
     _driver_modules,
-    _lobby_id,
     _progress,
     _progress_count,
     bench_database,
     percentiles,
     rss_mb,
-    start_f1,
-    start_pit,
 )
 
 MIXED_GAMES = {"waddington": 150, "rf90": 25, "pitformula": 25}
@@ -64,7 +62,7 @@ class _Timing:
     kind: str
     at: float
     answer_at: float | None
-    what: str  # kept only for one never answered
+    what: str  # kept only for one answered late or never
 
 
 def _walk(components: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
@@ -90,11 +88,16 @@ def _what(payload: dict[str, Any]) -> str:
     return "/" + " ".join(names)
 
 
+class _NotStarted(Exception):
+    """A game the simulated users could not start: what failed."""
+
+
 @dataclasses.dataclass
 class _Place:
     """A game's thread or channel: the newest call there carrying its prompt's buttons."""
 
     prefix: str  # custom_id prefix of the prompt's buttons
+    suffix: str = ""  # ... and suffix, for a place awaited (its channel not known yet)
     prompt: dict[str, Any] | None = None
     prompt_at: float = 0.0
     prompted: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
@@ -118,6 +121,7 @@ class _Watch:
         self.by_token: dict[str, _Sent] = {}
         self.timings: list[_Timing] = []  # of the interactions let go
         self.places: dict[int, _Place] = {}
+        self.awaited: list[_Place] = []  # new games' places, their thread not yet known
         self.http_errors: dict[str, int] = {}
         self._tokens: collections.deque[tuple[float, str, _Sent]] = collections.deque()
         self._posted: dict[int, collections.deque[tuple[float, int]]] = {}  # per channel
@@ -179,7 +183,7 @@ class _Watch:
                 sent.answer_type = int((call.json or {}).get("type") or 0)
                 sent.answered.set()
         elif parts[1] == "channels" and len(parts) > 3 and parts[3] == "messages":
-            place = self.places.get(int(parts[2]))
+            place = self.places.get(int(parts[2])) or self._found(int(parts[2]), call)
             if (
                 place is not None
                 and call.status < 400
@@ -188,6 +192,17 @@ class _Watch:
             ):
                 place.prompt, place.prompt_at = call.message, call.at
                 place.prompted.set()
+
+    def _found(self, channel: int, call: Any) -> _Place | None:
+        """An awaited place whose buttons this message carries, now known by its channel."""
+        for place in self.awaited:
+            if call.status < 400 and any(
+                c.startswith(place.prefix) and c.endswith(place.suffix) for c in call.custom_ids
+            ):
+                self.awaited.remove(place)
+                self.places[channel] = place
+                return place
+        return None
 
     async def run(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
@@ -206,6 +221,8 @@ class _Users:
         self.stuck = 0  # moves answered whose next prompt never came (and not a finish)
         self.refused = 0  # a turn's move refused (a stale prompt, the wrong user)
         self.finished = 0  # games over during the run
+        self.renewed = 0  # games started during the run in the place of those over
+        self.not_renewed: dict[str, int] = {}  # ... whose start failed, by what failed
 
     async def rf90_loaded(self, gid: int) -> Any:
         from bot.presenter import Loaded
@@ -245,6 +262,104 @@ class _Users:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(place.prompted.wait(), min(left, 1.0))
         return place.prompt_at
+
+    async def game(self, kind: str, gid: int, where: int, index: int) -> None:
+        """A game's users until it is over, then (the load kept at its count of games) a
+        new game of its kind in its place, and so on until the run ends."""
+        for generation in itertools.count():
+            seed = index + 1000 * generation  # each game its own users' pauses and picks
+            place = self.watch.places[where]
+            if kind == "waddington":
+                await self.f1(gid, place, seed)
+            elif kind == "rf90":
+                await self.rf90(gid, place, seed)
+            else:
+                crews = (self.pit(gid, place, where, seat, 2 * seed + seat) for seat in (0, 1))
+                await asyncio.gather(*crews)
+            if not self.running():
+                return
+            try:
+                started = await self.start(kind, where if kind == "pitformula" else None)
+            except _NotStarted as exc:
+                reason = f"{kind}: {exc}"
+                self.not_renewed[reason] = self.not_renewed.get(reason, 0) + 1
+                return
+            if kind != "pitformula":
+                self.watch.places.pop(where, None)  # the old thread's
+            gid, where = started
+            self.renewed += 1
+
+    async def _ask(self, kind: str, payload: dict[str, Any], what: str) -> _Sent:
+        """A lobby's interaction, timed as any other, once answered."""
+        sent = await self.watch.dispatch(payload, kind)
+        if not await self.answer(sent):
+            raise _NotStarted(f"{what} not answered")
+        self.done(sent, sent.answer_at)
+        return sent
+
+    async def _posted(self, place: _Place, what: str) -> _Place:
+        """The place (its channel not known yet, awaited since) once the bot has posted there
+        a message with a button of its prefix and suffix."""
+        if not await self.prompted(place, 0.0) or place.prompt is None:
+            with contextlib.suppress(ValueError):
+                self.watch.awaited.remove(place)
+            raise _NotStarted(f"no {what} posted")
+        return place
+
+    async def start(self, kind: str, channel: int | None = None) -> tuple[int, int]:
+        """A new game of `kind` started by its users' interactions (a Pit Formula game in
+        `channel`, a race in a new thread): its id and its thread or channel, once the bot
+        has posted its first prompt (else `_NotStarted`). The bench's set-up and the games
+        started in the place of those over go through here alike."""
+        from tests.fakediscord import payloads as pl
+
+        fd, world = self.driver, self.driver.world
+        if kind == "pitformula":
+            assert channel is not None
+            options = {"players": f"<@{pl.BOB.id}>", "races": 12}
+            payload = fd.slash_payload("pit", "start", user=pl.ALICE, channel_id=channel, **options)
+            await self._ask(kind, payload, "/pit start")
+            record = await self.reader.find_game("pitformula", channel_id=channel)
+            if record is None:
+                raise _NotStarted("no game after /pit start")
+            place = self.watch.places[channel] = _Place(f"pd:pit:{record.id}:cards")
+            if await self.prompted(place, 0.0) is None:
+                raise _NotStarted("no race message posted")
+            return record.id, channel
+        area = "f1" if kind == "waddington" else kind
+        options = {"turn_minutes": 60}
+        options.update({"laps": 3, "robots": 0} if kind == "waddington" else {"track": "barcelona"})
+        payload = fd.slash_payload(area, "new", user=pl.ALICE, **options)
+        # The lobby is posted in the race's new thread, maybe before the answer is seen: any
+        # lobby will do (all are ALICE's), the first one posted from now on.
+        lobby = _Place(f"pd:{area}:", ":join")
+        self.watch.awaited.append(lobby)
+        try:
+            await self._ask(kind, payload, f"/{area} new")
+        except _NotStarted:
+            self.watch.awaited.remove(lobby)
+            raise
+        await self._posted(lobby, "lobby")
+        assert lobby.prompt is not None
+        thread = int(lobby.prompt["channel_id"])
+        buttons = _walk(lobby.prompt.get("components") or [])
+        join = next(
+            str(c["custom_id"]) for c in buttons if c.get("custom_id", "").endswith(":join")
+        )
+        gid = int(join.split(":")[2])
+        self.watch.places.pop(thread, None)  # the thread's prompts are awaited next
+        place = _Place(f"pd:f1:{gid}:act:" if kind == "waddington" else f"pd:rf90:{gid}:cockpit")
+        self.watch.awaited.append(place)
+        prompt = asyncio.create_task(self._posted(place, "first prompt"))
+        try:
+            for action, user in (("join", pl.BOB), ("start", pl.ALICE)):
+                custom_id = f"pd:{area}:{gid}:{action}"
+                payload = pl.component_payload(world, custom_id, message=lobby.prompt, user=user)
+                await self._ask(kind, payload, action)
+            await prompt
+        finally:
+            prompt.cancel()
+        return gid, thread
 
     async def f1(self, gid: int, place: _Place, index: int) -> None:
         """A /f1 race's two drivers: the driver pinged clicks one of the prompt's buttons
@@ -414,18 +529,6 @@ class _Users:
                     self.done(sent, sent.answer_at)
 
 
-async def _posted(fd: Any, prefix: str) -> dict[str, Any]:
-    """The newest message carrying a button of this prefix, once the bot has posted it."""
-    from tests import f1_driver
-
-    give_up = time.perf_counter() + WAIT_S
-    while (message := f1_driver.latest_with(fd, prefix)) is None:
-        if time.perf_counter() > give_up:
-            raise RuntimeError(f"the bot never posted a prompt with {prefix}")
-        await asyncio.sleep(0.02)
-    return message
-
-
 async def _loop_lag(stop: asyncio.Event, lags: list[float]) -> None:
     while not stop.is_set():
         start = time.perf_counter()
@@ -476,61 +579,37 @@ async def bench_mixed(
                 assert bot.proc is not None
                 pid = bot.proc.pid
                 watch = _Watch(fd)
-                # (kind, game id, its thread or channel, seat of a Pit Formula crew)
-                loops: list[tuple[str, int, int, int]] = []
-                total, started = sum(counts.values()), 0
-                for _ in range(counts["waddington"]):
-                    gid = await start_f1(fd, laps=3, robots=0, settled=False)
-                    place = _Place(f"pd:f1:{gid}:act:")
-                    place.prompt = await _posted(fd, place.prefix)
-                    thread = int(place.prompt["channel_id"])
-                    watch.places[thread] = place
-                    loops.append(("waddington", gid, thread, 0))
-                    started += 1
-                    _progress_count("mixed: games started", started, total)
-                for _ in range(counts["rf90"]):
-                    calls = await fd.slash(
-                        "rf90", "new", track="barcelona", turn_minutes=60, user=pl.ALICE
-                    )
-                    gid = _lobby_id(calls, "rf90")
-                    await fd.click(f"pd:rf90:{gid}:join", user=pl.BOB)
-                    await fd.click(f"pd:rf90:{gid}:start", user=pl.ALICE)
-                    place = _Place(f"pd:rf90:{gid}:cockpit")
-                    place.prompt = await _posted(fd, place.prefix)
-                    thread = int(place.prompt["channel_id"])
-                    watch.places[thread] = place
-                    loops.append(("rf90", gid, thread, 0))
-                    started += 1
-                    _progress_count("mixed: games started", started, total)
-                for cid in pit_channels:  # the countdowns to Go! run side by side
-                    record = await start_pit(fd, cid, reader)
-                    watch.places[cid] = _Place(f"pd:pit:{record.id}:cards")
-                    loops += [("pitformula", record.id, cid, seat) for seat in (0, 1)]
-                for cid in pit_channels:
-                    place = watch.places[cid]
-                    place.prompt = await _posted(fd, place.prefix)
-                    started += 1
-                    _progress_count("mixed: games started", started, total)
-                await fd.wait_quiet()
-                watch.poll()
-                rss.append(rss_mb(pid))
-                _progress(f"mixed: {total} games, simulated users acting for {seconds:.0f} s")
                 stop = asyncio.Event()
                 observer = asyncio.create_task(watch.run(stop))
+                users = _Users(watch, fd, reader, until=float("inf"), seed=11)
+                total = sum(counts.values())
+                # (kind, game id, its thread or channel)
+                loops: list[tuple[str, int, int]] = []
+
+                async def start(kind: str, channel: int | None = None) -> None:
+                    try:
+                        loops.append((kind, *await users.start(kind, channel)))
+                    except _NotStarted as exc:
+                        raise RuntimeError(f"mixed: a {kind} game did not start: {exc}") from exc
+                    _progress_count("mixed: games started", len(loops), total)
+
+                for kind in ("waddington", "rf90"):
+                    for _ in range(counts[kind]):
+                        await start(kind)
+                # Pit Formula's countdowns to Go! run side by side
+                await asyncio.gather(*(start("pitformula", cid) for cid in pit_channels))
+                setup_done = time.perf_counter()
+                users.done_ms.clear()  # the set-up's interactions are not the load's
+                rss.append(rss_mb(pid))
+                _progress(f"mixed: {total} games, simulated users acting for {seconds:.0f} s")
                 lags: list[float] = []
                 lagger = asyncio.create_task(_loop_lag(stop, lags))
-                users = _Users(watch, fd, reader, time.perf_counter() + seconds, seed=11)
+                users.until = time.perf_counter() + seconds
                 cpu, fake_cpu = _cpu_s(pid), time.process_time()
-                tasks = []
-                for index, (kind, gid, where, seat) in enumerate(loops):
-                    place = watch.places[where]
-                    if kind == "waddington":
-                        user = users.f1(gid, place, index)
-                    elif kind == "rf90":
-                        user = users.rf90(gid, place, index)
-                    else:
-                        user = users.pit(gid, place, where, seat, index)
-                    tasks.append(asyncio.create_task(user))
+                tasks = [
+                    asyncio.create_task(users.game(kind, gid, where, index))
+                    for index, (kind, gid, where) in enumerate(loops)
+                ]
                 while users.running():
                     await asyncio.sleep(1.0)
                     rss.append(rss_mb(pid))
@@ -552,13 +631,22 @@ async def bench_mixed(
         error_lines += [str(e).splitlines()[0][:200] for e in bot_errors]
     for line in error_lines[:5]:
         print(f"bench: mixed: ERROR logged: {line}", file=sys.stderr, flush=True)
-    sent_all = watch.all_timings()
+    sent_all = [s for s in watch.all_timings() if s.at >= setup_done]
     for sent in [s for s in sent_all if s.answer_at is None][:5]:
         late = time.perf_counter() - sent.at
         print(f"bench: mixed: never answered ({late:.0f} s on): {sent.what}", file=sys.stderr)
     for exc in failed[:3]:
         print(f"bench: mixed: a simulated user failed: {exc!r}", file=sys.stderr, flush=True)
+    for sent in [s for s in sent_all if s.answer_at and s.answer_at - s.at > DEADLINE_S][:5]:
+        late = sent.answer_at - sent.at if sent.answer_at else 0.0
+        print(f"bench: mixed: answered after {late:.1f} s: {sent.what}", file=sys.stderr)
     answers = [(s.answer_at - s.at) * 1000 for s in sent_all if s.answer_at is not None]
+    by_minute: dict[int, list[float]] = {}
+    for s in sent_all:
+        if s.answer_at is not None:
+            by_minute.setdefault(int((s.at - setup_done) // 60), []).append(
+                (s.answer_at - s.at) * 1000
+            )
     unanswered = sum(s.answer_at is None for s in sent_all)
     done = [ms for samples in users.done_ms.values() for ms in samples]
     by_game: dict[str, Any] = {}
@@ -577,6 +665,7 @@ async def bench_mixed(
         "interactions": len(sent_all),
         "answer_p99_ms": _p99(answers),
         "answer_max_ms": round(max(answers), 3) if answers else None,
+        "answer_p99_ms_by_minute": [_p99(by_minute[m]) for m in sorted(by_minute)],
         "done_p99_ms": _p99(done),
         "late_answers": sum(ms > DEADLINE_S * 1000 for ms in answers) + unanswered,
         "unanswered": unanswered,
@@ -585,6 +674,7 @@ async def bench_mixed(
             "end": rss[-1],
             "max": max(rss),
             "slope_mb_per_min_second_half": _slope_per_min(rss[len(rss) // 2 :]),
+            "by_minute": rss[::60],
         },
         # CPU time over the load's time: the bot process's; this one's (the fake Discord
         # and the simulated users)
@@ -599,13 +689,17 @@ async def bench_mixed(
         "stuck_moves": users.stuck,
         "refused_moves": users.refused,
         "finished_games": users.finished,
+        # each game over was replaced by a new one of its kind, so the load stays full
+        "games_renewed": users.renewed,
+        "games_not_renewed": users.not_renewed,
         "user_failures": len(failed),
         "fake_messages_kept": messages_kept,
     }
 
 
 def _timing(sent: _Sent) -> _Timing:
-    return _Timing(sent.kind, sent.at, sent.answer_at, "" if sent.answer_at else sent.what)
+    late = sent.answer_at is None or sent.answer_at - sent.at > DEADLINE_S
+    return _Timing(sent.kind, sent.at, sent.answer_at, sent.what if late else "")
 
 
 def _slope_per_min(samples: list[float]) -> float | None:

@@ -88,9 +88,13 @@ async def test_mixed_load_in_small_reports_every_figure(
     assert mixed["answer_p99_ms"] > 0 and mixed["done_p99_ms"] > 0
     assert isinstance(mixed["late_answers"], int) and mixed["late_answers"] >= 0
     rss = mixed["rss_mb"]
-    assert set(rss) == {"start", "end", "max", "slope_mb_per_min_second_half"}
+    assert set(rss) == {"start", "end", "max", "slope_mb_per_min_second_half", "by_minute"}
     assert all(rss[k] > 0 for k in ("start", "end", "max"))
     assert rss["max"] >= max(rss["start"], rss["end"])
+    assert rss["by_minute"] == [rss["start"]]  # a sample a minute: the first, in 4 s
+    # every game was started by its users' interactions (a failed start raises), and none
+    # was over in 4 s, so none was replaced
+    assert mixed["games_renewed"] == 0 and mixed["games_not_renewed"] == {}
     assert set(mixed["by_game"]) == set(games)
     assert sum(g["interactions"] for g in mixed["by_game"].values()) == mixed["interactions"]
     # the bot ran in a process of its own: its CPU time and the fake's are apart
