@@ -22,6 +22,7 @@ import discord
 
 from bot.components import INVALID_BUTTON, shown, view_of
 from bot.errors import NotPosted
+from bot.memory import TRIMMER
 from bot.posting import PostChannel, defer, not_posted
 from bot.presenter import REMINDER_AT, Frame, Image, Loaded, Presenter
 from bot.table_life import MENTION_NONE, REPOST, LifeCycle, mention_only
@@ -55,7 +56,9 @@ async def draw(images: list[Image]) -> list[discord.File]:
     at once."""
 
     def one(image: Image) -> discord.File:
-        return discord.File(io.BytesIO(image.draw()), filename=image.filename)
+        drawn = discord.File(io.BytesIO(image.draw()), filename=image.filename)
+        TRIMMER.now_and_then()  # the memory a busy bot freed goes back (bot/memory.py)
+        return drawn
 
     loop = asyncio.get_running_loop()
     return list(

@@ -18,7 +18,9 @@ import importlib.resources
 import io
 import json
 import struct
+import threading
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
@@ -488,12 +490,64 @@ def ellipsize(text: str, size: int, max_width: float, bold: bool = False) -> str
     return text[: cuts[lo]].rstrip() + ELLIPSIS
 
 
-@lru_cache(maxsize=4096)
-def _text_mask(text: str, size: int, bold: bool, anchor: str) -> tuple[Image.Image, int, int]:
+Mask = tuple[Image.Image, int, int]  # an 'L' mask of a text and its offset from the anchor
+
+
+class _MaskCache:
+    """The text masks drawn last, least recently used first out, bounded by their pixels as
+    well as their number: a race's event lines (a few hundred px wide, never drawn again)
+    would otherwise fill a count-bounded cache with ~20 MB that the recurring strings
+    (numbers, names, labels: ~1.5 MB for every game's) do not need. Shared by the image
+    threads, hence the lock (a mask drawn twice at once is only drawn twice)."""
+
+    def __init__(self, draw: Callable[[str, int, bool, str], Mask], pixels: int, count: int):
+        self.draw, self.max_pixels, self.max_count = draw, pixels, count
+        self._masks: OrderedDict[tuple[str, int, bool, str], Mask] = OrderedDict()
+        self.pixels = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, text: str, size: int, bold: bool, anchor: str) -> Mask:
+        key = (text, size, bold, anchor)
+        with self._lock:
+            found = self._masks.get(key)
+            if found is not None:
+                self._masks.move_to_end(key)
+                return found
+        mask = self.draw(text, size, bold, anchor)
+        with self._lock:
+            if key not in self._masks:
+                self._masks[key] = mask
+                self.pixels += _pixels(mask)
+            while len(self._masks) > 1 and (
+                self.pixels > self.max_pixels or len(self._masks) > self.max_count
+            ):
+                self.pixels -= _pixels(self._masks.popitem(last=False)[1])
+        return mask
+
+    def __len__(self) -> int:
+        return len(self._masks)
+
+    def cache_clear(self) -> None:
+        with self._lock:
+            self._masks.clear()
+            self.pixels = 0
+
+
+def _pixels(mask: Mask) -> int:
+    return mask[0].width * mask[0].height
+
+
+# ~1.5 MB of masks recur across games of all three kinds; twice that keeps them and a
+# race's recent lines
+MASK_CACHE_PIXELS = 3_000_000
+MASK_CACHE_COUNT = 4096
+
+
+def _draw_mask(text: str, size: int, bold: bool, anchor: str) -> Mask:
     """Antialiased 'L' mask of `text` and its offset from the anchor point. Rendering text is
     the costliest part of a table, and the same strings (numbers, names) recur, so masks are
-    cached (bounded) and blitted with `ImageDraw.bitmap`. Text in one font (ASCII, or all in
-    Noto Sans) is drawn in one call; mixed text run by run (`_mixed_mask`)."""
+    cached (`_text_mask`) and blitted with `ImageDraw.bitmap`. Text in one font (ASCII, or
+    all in Noto Sans) is drawn in one call; mixed text run by run (`_mixed_mask`)."""
     if not text.isascii():
         runs = text_runs(text)
         if len(runs) > 1 or (runs and runs[0][0] != 0):
@@ -509,6 +563,9 @@ def _text_mask(text: str, size: int, bold: bool, anchor: str) -> tuple[Image.Ima
         draw.text((dx - left, -top), text, fill=255, font=face, anchor=anchor)
     shift = {"l": 0, "m": smear // 2, "r": smear}.get(anchor[0], 0)
     return mask, left - shift, top
+
+
+_text_mask = _MaskCache(_draw_mask, MASK_CACHE_PIXELS, MASK_CACHE_COUNT)
 
 
 def _bbox(face: ImageFont.FreeTypeFont, text: str, anchor: str) -> tuple[int, int, int, int]:

@@ -13,6 +13,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
 from bot.cogs.waddington import WaddingtonPresenter
 from rules.base import get_game
 from store import SqliteStore
@@ -650,3 +652,47 @@ async def test_images_are_drawn_by_the_image_threads_at_most_three_at_once() -> 
     assert [f.filename for f in files] == [f"{i}.png" for i in range(12)]
     assert most == IMAGE_THREADS == 3
     assert names and all(n.startswith("paddock-image") for n in names)
+
+
+def test_freed_heap_memory_goes_back_at_most_every_thirty_seconds() -> None:
+    """bot/memory.py's Trimmer: nothing before `every` seconds, one trim once they have
+    passed, none again until another `every` seconds have."""
+    from bot.memory import TRIM_EVERY_S, Trimmer
+
+    now, trims = [100.0], []
+    trimmer = Trimmer(trims.append, clock=lambda: now[0])
+    assert not trimmer.now_and_then() and trims == []
+    now[0] += TRIM_EVERY_S - 0.1
+    assert not trimmer.now_and_then() and trims == []
+    now[0] += 0.2
+    assert trimmer.now_and_then() and trims == [0]  # malloc_trim(0): trim every heap
+    assert not trimmer.now_and_then() and trims == [0]
+    now[0] += TRIM_EVERY_S
+    assert trimmer.now_and_then() and trims == [0, 0] and trimmer.trims == 2
+    assert not Trimmer(None, clock=lambda: now[0] + 1e6).now_and_then()  # not glibc
+
+
+def test_glibc_malloc_trim_is_found_where_glibc_runs() -> None:
+    import platform
+
+    from bot.memory import TRIMMER
+
+    glibc = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
+    assert (TRIMMER.trim is not None) is glibc
+
+
+async def test_drawing_images_trims_the_heap_when_a_trim_is_due(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`draw` gives the image thread's turn to the trimmer after each image: a trim due is
+    made there (off the event loop), one only however many images."""
+    from bot import memory, table
+    from bot.presenter import Image
+
+    now, trims = [0.0], []
+    monkeypatch.setattr(table, "TRIMMER", memory.Trimmer(trims.append, clock=lambda: now[0]))
+    await table.draw([Image("a.png", lambda: b"png")])
+    assert trims == []
+    now[0] = memory.TRIM_EVERY_S
+    files = await table.draw([Image(f"{i}.png", lambda: b"png") for i in range(4)])
+    assert len(files) == 4 and trims == [0]
