@@ -40,8 +40,13 @@ async def test_a_race_nobody_plays_is_abandoned_after_its_idle_days(tmp_path: Pa
         d.bot.timers.clock = lambda: started + 86_400 + 60
         d.bot.timers.poke()
         await wait_status(d, gid, "abandoned")
-        texts = [str(m.get("content")) for m in d.backend.messages.values()]
-        assert any("Nobody has acted in this race for 1 days" in t for t in texts)
+        notice = "Nobody has acted in this race for 1 days"
+        for _ in range(250):  # the notice is posted once the abandon is stored
+            texts = [str(m.get("content")) for m in d.backend.messages.values()]
+            if any(notice in t for t in texts):
+                break
+            await asyncio.sleep(0.02)
+        assert any(notice in t for t in texts)
         assert await d.bot.store.timers(gid) == []
         live = [
             m

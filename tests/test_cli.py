@@ -122,7 +122,13 @@ def test_bench_quick_prints_one_json_object_in_the_agreed_shape() -> None:
     assert sum(mixed["games"].values()) == 20 and mixed["interactions"] > 0
     assert mixed["answer_p99_ms"] > 0 and mixed["done_p99_ms"] > 0
     assert mixed["late_answers"] >= 0
-    assert set(mixed["rss_mb"]) == {"start", "end", "max", "slope_mb_per_min_second_half"}
+    assert set(mixed["rss_mb"]) == {
+        "start",
+        "end",
+        "max",
+        "slope_mb_per_min_second_half",
+        "by_minute",
+    }
     assert isinstance(mixed["rss_mb"]["slope_mb_per_min_second_half"], float)
     assert "skipped" in result["two_processes"]  # on PostgreSQL only
     assert "bench: RF90 replay" in proc.stderr  # progress, while stdout is the JSON alone
