@@ -496,7 +496,7 @@ Mask = tuple[Image.Image, int, int]  # an 'L' mask of a text and its offset from
 class _MaskCache:
     """The text masks drawn last, least recently used first out, bounded by their pixels as
     well as their number: a race's event lines (a few hundred px wide, never drawn again)
-    would otherwise fill a count-bounded cache with ~20 MB that the recurring strings
+    would otherwise fill a count-bounded cache with tens of MB that the recurring strings
     (numbers, names, labels: ~1.5 MB for every game's) do not need. Shared by the image
     threads, hence the lock (a mask drawn twice at once is only drawn twice)."""
 
