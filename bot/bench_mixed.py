@@ -359,6 +359,8 @@ class _Users:
             await prompt
         finally:
             prompt.cancel()
+            with contextlib.suppress(ValueError):  # not awaited any more (found, or given up)
+                self.watch.awaited.remove(place)
         return gid, thread
 
     async def f1(self, gid: int, place: _Place, index: int) -> None:
@@ -640,13 +642,12 @@ async def bench_mixed(
     for sent in [s for s in sent_all if s.answer_at and s.answer_at - s.at > DEADLINE_S][:5]:
         late = sent.answer_at - sent.at if sent.answer_at else 0.0
         print(f"bench: mixed: answered after {late:.1f} s: {sent.what}", file=sys.stderr)
-    answers = [(s.answer_at - s.at) * 1000 for s in sent_all if s.answer_at is not None]
-    by_minute: dict[int, list[float]] = {}
+    answers: list[float] = []
+    by_minute: dict[int, list[float]] = {}  # by the minute of the load it was sent in
     for s in sent_all:
         if s.answer_at is not None:
-            by_minute.setdefault(int((s.at - setup_done) // 60), []).append(
-                (s.answer_at - s.at) * 1000
-            )
+            answers.append((s.answer_at - s.at) * 1000)
+            by_minute.setdefault(int((s.at - setup_done) // 60), []).append(answers[-1])
     unanswered = sum(s.answer_at is None for s in sent_all)
     done = [ms for samples in users.done_ms.values() for ms in samples]
     by_game: dict[str, Any] = {}

@@ -30,25 +30,20 @@ M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter number
 MMAP_THRESHOLD = 256 * 1024  # bytes: a 64x1024 RGBA strip and up
 
 
+def _glibc(name: str) -> Callable[..., int] | None:
+    """glibc's function `name` in this process, or None where that is not glibc."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return getattr(ctypes.CDLL(None), name)
+    except (OSError, AttributeError):  # not glibc (musl has no mallopt, no malloc_trim)
+        return None
+
+
 def tune_malloc() -> bool:
     """Fix glibc's mmap threshold for this process; False where that is not glibc."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):  # not glibc (musl has no mallopt)
-        return False
-    return bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD))
-
-
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's malloc_trim, or None where that is not glibc."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        return ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):  # not glibc
-        return None
+    mallopt = _glibc("mallopt")
+    return mallopt is not None and bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD))
 
 
 # Freed memory inside glibc's heaps (between blocks still in use: objects, text masks, a
@@ -91,7 +86,7 @@ class Trimmer:
             self._lock.release()
 
 
-TRIMMER = Trimmer(_malloc_trim())
+TRIMMER = Trimmer(_glibc("malloc_trim"))
 
 
 # Objects (allocations less deallocations of containers) between young collections:
