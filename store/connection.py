@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
+import functools
 import sqlite3
 import threading
 import time
@@ -26,8 +28,16 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+# Set while this task is inside `transaction()`: its reads go to the writing connection,
+# which sees what the transaction has written so far.
+_WRITING: contextvars.ContextVar[bool] = contextvars.ContextVar("paddock_writing", default=False)
+
+
 class SqliteConnection:
-    """One aiosqlite connection; an asyncio lock keeps its transactions apart."""
+    """One aiosqlite connection for writes, an asyncio lock keeping its transactions apart,
+    and one for reads (a file's: in WAL mode a reader neither waits for nor blocks the
+    writer), so that under load a read does not queue behind the writes on one thread, and
+    sees only what is committed."""
 
     def __init__(
         self,
@@ -40,6 +50,7 @@ class SqliteConnection:
         self.migrations_dir = migrations_dir or migrate.MIGRATIONS_DIR
         self.busy_timeout = busy_timeout  # seconds to wait for another process's lock
         self._conn: aiosqlite.Connection | None = None
+        self._reader: aiosqlite.Connection | None = None
         self._lock = asyncio.Lock()
 
     async def open(self, *, run_migrations: bool = True) -> list[str]:
@@ -65,11 +76,19 @@ class SqliteConnection:
             # write that changes nothing finds out now rather than at the first move.
             async with self.transaction() as db:
                 await db.execute("DELETE FROM schema_migrations WHERE 0")
+            if self.path != ":memory:":  # another connection would be another database
+                reader = await self._connect()
+                self._reader = reader
+                reader.row_factory = sqlite3.Row
+                await reader.execute("PRAGMA query_only=ON")
             return applied
         except BaseException as exc:
             self._conn = None
-            with contextlib.suppress(Exception):
-                await conn.close()
+            for opened in (self._reader, conn):
+                if opened is not None:
+                    with contextlib.suppress(Exception):
+                        await opened.close()
+            self._reader = None
             if isinstance(exc, sqlite3.Error):
                 raise self._unavailable(exc) from exc
             raise
@@ -132,8 +151,13 @@ class SqliteConnection:
         # Detach first: a second close() while the first is in progress must not touch the
         # connection again (aiosqlite would wait forever for its stopped thread).
         conn, self._conn = self._conn, None
-        if conn is not None:
-            await conn.close()
+        reader, self._reader = self._reader, None
+        try:
+            if reader is not None:
+                await reader.close()
+        finally:
+            if conn is not None:
+                await conn.close()
 
     async def __aenter__(self) -> Self:
         await self.open()
@@ -171,14 +195,18 @@ class SqliteConnection:
         of the transaction written."""
         async with self._lock:
             conn = self.conn
-            with self._faults():
-                await conn.execute("BEGIN IMMEDIATE")
-                try:
-                    yield conn
-                    await conn.execute("COMMIT")
-                except BaseException:
-                    await migrate.rollback(conn)
-                    raise
+            writing = _WRITING.set(True)
+            try:
+                with self._faults():
+                    await conn.execute("BEGIN IMMEDIATE")
+                    try:
+                        yield conn
+                        await conn.execute("COMMIT")
+                    except BaseException:
+                        await migrate.rollback(conn)
+                        raise
+            finally:
+                _WRITING.reset(writing)
 
     async def in_thread(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run `work` on the connection's own thread with the sqlite3 connection under
@@ -196,8 +224,23 @@ class SqliteConnection:
         BEGIN IMMEDIATE, work, COMMIT in one hop to the connection's thread (see
         `in_thread`); any exception rolls back, faults are raised as StoreUnavailable."""
         async with self._lock:
-            with self._faults():
-                return await self.in_thread(lambda raw: _in_transaction(raw, work))
+            # Queued while no `transaction()` is open, but not waited for under the lock:
+            # the thread runs its queue in order, so under load the writes follow one
+            # another there without a round trip through the busy event loop between each.
+            done = self._queue(lambda raw: _in_transaction(raw, work))
+        with self._faults():
+            return await done
+
+    def _queue(self, work: Callable[[sqlite3.Connection], T]) -> asyncio.Future[T]:
+        """Queue `work` for the connection's thread at once and return its future (what
+        aiosqlite's `_execute` does before it awaits; its queue `_tx` is not public API
+        either, see `in_thread`)."""
+        conn = self.conn
+        if not conn._running or conn._connection is None:
+            raise ValueError("Connection closed")
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        conn._tx.put_nowait((future, functools.partial(work, conn._conn)))
+        return future
 
     async def _one(self, sql: str, args: Iterable[Any] = ()) -> sqlite3.Row | None:
         rows = await self._all(sql, args)
@@ -205,8 +248,9 @@ class SqliteConnection:
 
     async def _all(self, sql: str, args: Iterable[Any] = ()) -> list[sqlite3.Row]:
         # One hop (execute_fetchall) rather than three (execute, fetch, close the cursor).
+        conn = self.conn if self._reader is None or _WRITING.get() else self._reader
         with self._faults():
-            return list(await self.conn.execute_fetchall(sql, tuple(args)))
+            return list(await conn.execute_fetchall(sql, tuple(args)))
 
 
 def _in_transaction(raw: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]) -> T:

@@ -6,8 +6,6 @@ import json
 import sqlite3
 from typing import Any
 
-import aiosqlite
-
 from store.connection import _now
 from store.errors import LeagueError, NotFound, StaleState
 from store.leagues import LeagueStore
@@ -54,12 +52,15 @@ class GameStore(LeagueStore):
         seats: list[Seat] | None = None,
         status: str = "running",
         settings: dict[str, Any] | None = None,
+        timers: list[TimerSpec] | None = None,
     ) -> GameRecord:
         """A game row. `config` is what the rules need to replay it from `seed`; `settings`
-        is the table's own (host, time limit...), never passed to the rules."""
+        is the table's own (host, time limit...), never passed to the rules; `timers` (a
+        lobby's idle timer) are written in the same transaction."""
         now = _now()
-        async with self.transaction() as db:
-            cur = await db.execute(
+
+        def create(raw: sqlite3.Connection) -> int:
+            cur = raw.execute(
                 "INSERT INTO games (kind, guild_id, channel_id, league_id, round_id, seed,"
                 " config_json, settings_json, status, created_at, updated_at)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -80,22 +81,20 @@ class GameStore(LeagueStore):
             game_id = cur.lastrowid
             assert game_id is not None
             if state_json is not None:
-                await db.execute(
+                raw.execute(
                     "INSERT INTO game_snapshots (game_id, seq, state_json, updated_at)"
                     " VALUES (?, 0, ?, ?)",
                     (game_id, state_json, now),
                 )
             if seats:
-                await self._write_seats(db, game_id, seats)
-        return await self.load_game(game_id)
+                _write_seats(raw, game_id, seats)
+            if timers:
+                _replace_timers(raw, game_id, timers)
+            return game_id
 
-    async def _write_seats(self, db: aiosqlite.Connection, game_id: int, seats: list[Seat]) -> None:
-        await db.execute("DELETE FROM game_seats WHERE game_id = ?", (game_id,))
-        await db.executemany(
-            "INSERT INTO game_seats (game_id, seat, user_id, name, robot, autopilot)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            [(game_id, s.seat, s.user_id, s.name, int(s.robot), int(s.autopilot)) for s in seats],
-        )
+        # One hop to the connection's thread (see `write`): a new game's transaction does
+        # not hold the write lock across round trips of a busy event loop.
+        return await self.load_game(await self.write(create))
 
     async def start_game(
         self,
@@ -109,38 +108,43 @@ class GameStore(LeagueStore):
     ) -> GameRecord:
         """Move a lobby to a running game: final config, seats, the seq-0 snapshot and the
         first timers, in one transaction (`human_at`: the start, for idle races)."""
-        async with self.transaction() as db:
-            row = await self._one("SELECT status FROM games WHERE id = ?", (game_id,))
+
+        def start(raw: sqlite3.Connection) -> None:
+            row = raw.execute("SELECT status FROM games WHERE id = ?", (game_id,)).fetchone()
             if row is None:
                 raise NotFound(f"There is no game #{game_id}.")
             if row["status"] != "lobby":
                 raise LeagueError("This game has already started.")
-            await db.execute(
+            raw.execute(
                 "UPDATE games SET config_json = ?, status = 'running', updated_at = ?,"
                 " last_human_at = ? WHERE id = ?",
                 (json.dumps(config), _now(), human_at, game_id),
             )
-            await db.execute(
+            raw.execute(
                 "INSERT INTO game_snapshots (game_id, seq, state_json, updated_at)"
                 " VALUES (?, 0, ?, ?)",
                 (game_id, state_json, _now()),
             )
-            await self._write_seats(db, game_id, seats)
-            await self.in_thread(lambda raw: _replace_timers(raw, game_id, timers or []))
+            _write_seats(raw, game_id, seats)
+            _replace_timers(raw, game_id, timers or [])
+
+        await self.write(start)
         return await self.load_game(game_id)
 
     async def set_lobby(self, game_id: int, seats: list[Seat], settings: dict[str, Any]) -> None:
         """A lobby's seats and table settings (host, robots...) together."""
-        async with self.transaction() as db:
-            await self._write_seats(db, game_id, seats)
-            await db.execute(
+
+        def set_lobby(raw: sqlite3.Connection) -> None:
+            _write_seats(raw, game_id, seats)
+            raw.execute(
                 "UPDATE games SET settings_json = ?, updated_at = ? WHERE id = ?",
                 (json.dumps(settings), _now(), game_id),
             )
 
+        await self.write(set_lobby)
+
     async def set_seats(self, game_id: int, seats: list[Seat]) -> None:
-        async with self.transaction() as db:
-            await self._write_seats(db, game_id, seats)
+        await self.write(lambda raw: _write_seats(raw, game_id, seats))
 
     async def seats(self, game_id: int) -> list[Seat]:
         rows = await self._all(
@@ -191,17 +195,20 @@ class GameStore(LeagueStore):
     async def end_game(self, game_id: int, *, from_status: tuple[str, ...]) -> bool:
         """Abandon a game (a cancelled lobby or an abandoned race): status, no timers, in one
         transaction. False when it was no longer in one of `from_status`."""
-        async with self.transaction() as db:
-            marks = ", ".join("?" * len(from_status))
-            cur = await db.execute(
+        marks = ", ".join("?" * len(from_status))
+
+        def end(raw: sqlite3.Connection) -> bool:
+            cur = raw.execute(
                 f"UPDATE games SET status = 'abandoned', updated_at = ? WHERE id = ?"
                 f" AND status IN ({marks})",
                 (_now(), game_id, *from_status),
             )
             if cur.rowcount == 0:
                 return False
-            await db.execute("DELETE FROM timers WHERE game_id = ?", (game_id,))
-        return True
+            raw.execute("DELETE FROM timers WHERE game_id = ?", (game_id,))
+            return True
+
+        return await self.write(end)
 
     async def games_of_user(self, guild_id: int, user_id: int) -> list[GameRecord]:
         """Unfinished games on this server in which the user holds a seat."""
@@ -450,6 +457,15 @@ class GameStore(LeagueStore):
         d["payload"] = json.loads(d.pop("payload_json"))
         d.pop("created_at", None)
         return Timer.model_validate(d)
+
+
+def _write_seats(raw: sqlite3.Connection, game_id: int, seats: list[Seat]) -> None:
+    raw.execute("DELETE FROM game_seats WHERE game_id = ?", (game_id,))
+    raw.executemany(
+        "INSERT INTO game_seats (game_id, seat, user_id, name, robot, autopilot)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        [(game_id, s.seat, s.user_id, s.name, int(s.robot), int(s.autopilot)) for s in seats],
+    )
 
 
 def _replace_timers(raw: sqlite3.Connection, game_id: int, timers: list[TimerSpec]) -> None:

@@ -101,9 +101,11 @@ class PostgresGameStore(PostgresLeagueStore):
         seats: list[Seat] | None = None,
         status: str = "running",
         settings: dict[str, Any] | None = None,
+        timers: list[TimerSpec] | None = None,
     ) -> GameRecord:
         """A game row. `config` is what the rules need to replay it from `seed`; `settings`
-        is the table's own (host, time limit...), never passed to the rules."""
+        is the table's own (host, time limit...), never passed to the rules; `timers` (a
+        lobby's idle timer) are written in the same transaction."""
         now = _now()
         async with self.transaction() as db:
             game_id = await db.fetchval(
@@ -132,6 +134,8 @@ class PostgresGameStore(PostgresLeagueStore):
                 )
             if seats:
                 await self._write_seats(db, game_id, seats)
+            if timers:
+                await self._replace_timers(db, game_id, timers)
         return await self.load_game(game_id)
 
     async def _write_seats(self, db: Executor, game_id: int, seats: list[Seat]) -> None:

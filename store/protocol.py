@@ -152,6 +152,7 @@ class Store(Protocol):
         seats: list[Seat] | None = None,
         status: str = "running",
         settings: dict[str, Any] | None = None,
+        timers: list[TimerSpec] | None = None,
     ) -> GameRecord: ...
 
     async def start_game(
