@@ -53,6 +53,18 @@ class _Sent:
     answer_type: int | None = None  # the callback's type: 4 message, 5/6 deferred, 7 update
     message: dict[str, Any] | None = None  # the message the answer made or edited
     done_at: float | None = None
+    # What the user saw of it: the answer's message, or the deferred answer's content when
+    # it came (a "thinking" answer edited); a refusal after a deferred click (an ephemeral
+    # followup) shows too, and marks it refused.
+    shown: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
+    shown_at: float | None = None
+    refused: bool = False
+
+    def show(self, at: float, *, refused: bool = False) -> None:
+        if self.shown_at is None:
+            self.shown_at = at
+        self.refused = self.refused or refused
+        self.shown.set()
 
 
 @dataclasses.dataclass(slots=True)
@@ -177,11 +189,21 @@ class _Watch:
             key = f"{call.status} {call.method} /{parts[1]}"
             self.http_errors[key] = self.http_errors.get(key, 0) + 1
         if parts[1] == "interactions" and len(parts) > 3:
-            sent = self.by_token.pop(parts[3], None)
-            if sent is not None:
+            sent = self.by_token.get(parts[3])
+            if sent is not None and sent.answer_at is None:
                 sent.answer_at, sent.message = call.at, call.message
                 sent.answer_type = int((call.json or {}).get("type") or 0)
                 sent.answered.set()
+                if sent.answer_type in (4, 7):
+                    sent.show(call.at, refused=sent.answer_type == 4)
+        elif parts[1] == "webhooks" and len(parts) > 3 and call.status < 400:
+            sent = self.by_token.get(parts[3])
+            if sent is not None and call.message is not None:
+                followup = call.method == "POST" and len(parts) == 4
+                if followup and int(call.message.get("flags") or 0) & 64:
+                    sent.show(call.at, refused=True)
+                elif call.method == "PATCH" and parts[-1] == "@original":
+                    sent.show(call.at)
         elif parts[1] == "channels" and len(parts) > 3 and parts[3] == "messages":
             place = self.places.get(int(parts[2])) or self._found(int(parts[2]), call)
             if (
@@ -246,15 +268,24 @@ class _Users:
             await asyncio.wait_for(sent.answered.wait(), WAIT_S)
         return sent.answer_at is not None
 
+    async def seen(self, sent: _Sent) -> bool:
+        """Wait for what the interaction shows its user; False when it never came."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(sent.shown.wait(), WAIT_S)
+        return sent.shown_at is not None and sent.message is not None
+
     def done(self, sent: _Sent, at: float | None) -> None:
         if at is not None:
             sent.done_at = at
             self.done_ms.setdefault(sent.kind, []).append((at - sent.at) * 1000)
 
-    async def prompted(self, place: _Place, after: float) -> float | None:
-        """When the game's next prompt came (after `after`), or None."""
+    async def prompted(
+        self, place: _Place, after: float, sent: _Sent | None = None
+    ) -> float | None:
+        """When the game's next prompt came (after `after`), or None (also when the move
+        `sent` was refused meanwhile)."""
         give_up = time.perf_counter() + WAIT_S
-        while place.prompt_at <= after:
+        while place.prompt_at <= after and not (sent and sent.refused):
             place.prompted.clear()
             left = give_up - time.perf_counter()
             if left <= 0:
@@ -392,10 +423,10 @@ class _Users:
             sent = await self.watch.dispatch(payload, "waddington")
             if not await self.answer(sent):
                 continue
-            if sent.answer_type == 4:  # a refusal, in words: nothing was played
+            at = await self.prompted(place, sent.at, sent)
+            if sent.refused:  # a refusal, in words: nothing was played
                 self.refused += 1
                 continue
-            at = await self.prompted(place, sent.at)
             self.done(sent, at)
             if at is None:
                 record = await store.load_game(gid)
@@ -430,10 +461,11 @@ class _Users:
                 self.driver.world, place.prefix, message=place.prompt, user=user
             )
             sent = await self.watch.dispatch(payload, "rf90")
-            if not await self.answer(sent) or sent.message is None:
+            if not await self.answer(sent) or not await self.seen(sent) or sent.refused:
                 continue
-            self.done(sent, sent.answer_at)
+            self.done(sent, sent.shown_at)  # the cockpit drawn, not its "thinking" answer
             cockpit = sent.message
+            assert cockpit is not None  # seen: its message came
             options = now.game.legal_actions(now.state, seat)
             wanted = now.game.robot_action(now.state, seat)
             path = path_to(
@@ -457,10 +489,10 @@ class _Users:
                 if number < len(clicks):
                     self.done(sent, sent.answer_at)
                     continue
-                if sent.answer_type == 4:
+                at = await self.prompted(place, sent.at, sent)
+                if sent.refused:
                     self.refused += 1
                     break
-                at = await self.prompted(place, sent.at)
                 self.done(sent, at)
                 if at is None:
                     if now.game.is_terminal((await self.rf90_loaded(gid)).state):

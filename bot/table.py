@@ -205,11 +205,14 @@ class Table(LifeCycle):
         async def route(
             interaction: discord.Interaction, game_id: int, action: str, arg: str | None
         ) -> None:
+            # A move is answered first: the click waits neither for the database nor for
+            # the race's lock (held while the previous move is shown); refusals follow it.
+            answered = await defer(interaction) if action == "act" else None
             record = await self.record_for_button(interaction, presenter, game_id)
             if action in LOBBY_ACTIONS:
                 await self.lobby_button(interaction, presenter, record.id, action, arg)
             elif action == "act" and arg:
-                await self.act_button(interaction, presenter, record.id, arg)
+                await self.act_button(interaction, presenter, record.id, arg, answered=answered)
             elif action == "abandon":
                 await self.abandon(interaction, record, confirmed=True)
             elif not await presenter.on_button(self, interaction, record.id, action, arg or ""):
@@ -218,14 +221,22 @@ class Table(LifeCycle):
         return route
 
     async def act_button(
-        self, interaction: discord.Interaction, presenter: Presenter, game_id: int, arg: str
+        self,
+        interaction: discord.Interaction,
+        presenter: Presenter,
+        game_id: int,
+        arg: str,
+        *,
+        answered: bool | None = None,
     ) -> None:
         """`act:<token>.<index>`: the index-th legal action offered when the presenter's
         act token (by default the sequence number) was `token`."""
         token, _, index_text = arg.partition(".")
         if not (token.isalnum() and index_text.isdigit()):
             raise InvalidButton()
-        await self.act_index(interaction, presenter, game_id, token, int(index_text))
+        await self.act_index(
+            interaction, presenter, game_id, token, int(index_text), answered=answered
+        )
 
     async def act_index(
         self,
@@ -236,9 +247,14 @@ class Table(LifeCycle):
         index: int,
         *,
         done: str = "Played.",
+        answered: bool | None = None,
     ) -> None:
         """The index-th of the user's legal actions, if the act token still holds; an
-        ephemeral message it came from (a hand, a cockpit) is answered with `done`."""
+        ephemeral message it came from (a hand, a cockpit) is answered with `done`.
+        `answered`: the click was deferred already (False: too late for Discord); None:
+        it is deferred now, before the race's lock, so a refusal comes as a followup."""
+        if answered is None:
+            answered = await defer(interaction)
         async with self.lock(game_id):
             loaded = await self.load(game_id)
             seat = self.acting_seat(loaded, interaction.user.id)
@@ -249,8 +265,7 @@ class Table(LifeCycle):
             options = loaded.game.legal_actions(loaded.state, seat)
             if not 0 <= index < len(options):
                 raise PaddockError("That choice is no longer offered. Use the newest message.")
-            # A click Discord no longer takes (answered late) still plays: the thread shows it.
-            answered = await defer(interaction)
+            # A click Discord no longer took (answered late) still plays: the thread shows it.
             key_before = presenter.move_key(loaded.state)
             # A StaleState (another process acted first) reaches the user as its message.
             loaded, played = await self.commit(

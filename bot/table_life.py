@@ -4,6 +4,7 @@ autopilot, idle races): the half of `Table` that opens, times and ends games."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, cast
 
 import discord
@@ -15,7 +16,7 @@ from bot.presenter import Loaded, Presenter, timestamp
 from rules.base import Event, get_game
 from rules.errors import PaddockError
 from store.errors import NotFound
-from store.models import GameRecord, Seat, Timer
+from store.models import GameRecord, Seat, Timer, TimerSpec
 
 if TYPE_CHECKING:
     import asyncio
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
     from bot.table import Table
     from rules.base import Action, GameState
     from store import Store, play
-    from store.models import TimerSpec
 
 log = logging.getLogger("paddock.table")
 MENTION_NONE = discord.AllowedMentions.none()
@@ -134,6 +134,9 @@ class LifeCycle:
                 )
         settings = {"host": interaction.user.id, **settings}
         settings.setdefault("title", presenter.title)
+        idle_at = (
+            self.bot.timers.clock() + settings.get("idle_days", presenter.default_idle_days) * 86400
+        )
         league_id = round_id = None
         if league_round is not None:
             league_id, round_id = league_round[0].id, league_round[1].id
@@ -149,12 +152,10 @@ class LifeCycle:
             round_id=round_id,
             status="lobby",
             seats=seats or [human_seat(0, interaction.user)],
+            # a lobby nobody starts closes by itself too
+            timers=[TimerSpec(event=f"{presenter.area}_idle", due_at=idle_at)] if lobby else None,
         )
-        if lobby:  # a lobby nobody starts closes by itself too
-            idle = settings.get("idle_days", presenter.default_idle_days) * 86400
-            await self.bot.timers.create(
-                f"{presenter.area}_idle", self.bot.timers.clock() + idle, {}, record.id
-            )
+        self.bot.timers.poke()
         if not presenter.in_thread:
             if lobby:
                 message = await answer_or_post(
@@ -351,8 +352,12 @@ class LifeCycle:
         presenter: Presenter,
         record: GameRecord,
         seats: list[Seat],
+        *,
+        answer: Callable[[], Awaitable[Any]] | None = None,
     ) -> Loaded:
-        """The lobby's seats plus robots become the grid; the first prompt is posted."""
+        """The lobby's seats plus robots become the grid; the first prompt is posted.
+        The click on Start is answered with the lobby as it started, once the start is
+        stored and before the first post; `answer` replaces that (a command's reply)."""
         if not seats:
             raise PaddockError("Nobody has joined yet.")
         robots = min(record.settings.get("robots", 0), presenter.max_cars - len(seats))
@@ -393,10 +398,14 @@ class LifeCycle:
             human_at=now,
         )
         self.bot.timers.poke()
-        if interaction is not None and not interaction.response.is_done():
-            record_now = loaded.record
-            await edit_source(interaction, embed=self.lobby_embed(record_now, all_seats), view=None)
-        await presenter.begin(cast("Table", self), loaded)
+        try:
+            if answer is not None:
+                await answer()
+            elif interaction is not None and not interaction.response.is_done():
+                lobby = self.lobby_embed(loaded.record, all_seats)
+                await edit_source(interaction, embed=lobby, view=None)
+        finally:  # a started game gets its first post even if the answer failed
+            await presenter.begin(cast("Table", self), loaded)
         return loaded
 
     # Timers ----------------------------------------------------------------------------

@@ -613,12 +613,17 @@ def carrier_payload(d: InProcessDriver, scene: Scene, click: Click) -> dict[str,
 
 
 def refusal_problems(calls: Calls) -> list[str]:
-    """What is wrong with the bot's answer to a click it must refuse."""
+    """What is wrong with the bot's answer to a click it must refuse: one ephemeral line,
+    as the answer or (a move's click, acknowledged at once) as the one followup of a
+    deferred answer; no other call."""
     problems = [f"error logged: {e!r}" for e in calls.errors]
     answers = calls.interaction_responses
     if len(answers) != 1:
         problems.append(f"{len(answers)} interaction responses")
+    deferred = [a for a in answers if a.json.get("type") == 6]
     messages = calls.messages
+    if deferred and [m.kind for m in messages] != ["followup"]:
+        problems.append(f"deferred, then not one followup: {list(messages)!r}")
     if len(messages) != 1:
         problems.append(f"{len(messages)} messages: {list(messages)!r}")
     for message in messages:
@@ -629,8 +634,9 @@ def refusal_problems(calls: Calls) -> list[str]:
             problems.append("the generic error")
         if not text.strip() or "\n" in text:
             problems.append(f"not one line: {text!r}")
-    if len(calls) != len(messages):
-        problems.append(f"other calls: {[c for c in calls if not c.is_message]!r}")
+    others = [c for c in calls if not c.is_message and c not in deferred]
+    if others:
+        problems.append(f"other calls: {others!r}")
     return problems
 
 

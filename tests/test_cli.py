@@ -19,6 +19,7 @@ import pytest
 
 from bot.cli import RedactSecrets, main
 from bot.client import INVITE_SCOPES, REQUIRED_PERMISSIONS
+from rules.base import games
 from store.migrate import MIGRATIONS_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -328,7 +329,10 @@ def test_every_subcommand_help_says_what_it_does_and_its_defaults(capsys) -> Non
     with pytest.raises(SystemExit):
         main(["simulate", "--help"])
     text = capsys.readouterr().out
-    assert "pitformula, rf90, waddington" in text and "barcelona, silverstone" in text
+    # every registered game (a test's toy game too, once another test has registered it)
+    known = ", ".join(sorted(games()))
+    assert {"pitformula", "rf90", "waddington"} <= set(games())
+    assert f"one of: {known}" in text and "barcelona, silverstone" in text
     assert "standard-score" in text and "(default: 1)" in text and "None" not in text
 
 

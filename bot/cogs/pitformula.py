@@ -34,7 +34,7 @@ from bot.cogs.table_commands import TableCog
 from bot.components import button, human_seat, shown, view_of
 from bot.errors import NotPosted
 from bot.league_tables import league_round_for_game
-from bot.posting import defer
+from bot.posting import answer_or_post, defer
 from bot.presenter import Image, Loaded, Presenter
 from bot.table import draw
 from bot.table_life import MENTION_NONE, mention_only
@@ -315,16 +315,23 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         seats: list[Seat],
         text: str,
     ) -> None:
-        """Players named in the command: no lobby, the game starts at once."""
+        """Players named in the command: no lobby, the game starts at once. The command is
+        answered as soon as the start is stored, before the first race is shown."""
+
+        async def answer() -> None:
+            await answer_or_post(
+                interaction,
+                interaction.channel,
+                text,
+                allowed_mentions=mention_only(*(s.user_id for s in seats)),
+            )
+
         async with self.table.lock(record.id):
             try:
-                await self.table.start(None, self.presenter, record, seats)
+                await self.table.start(None, self.presenter, record, seats, answer=answer)
             except PaddockError:
                 await self.store.end_game(record.id, from_status=("lobby",))  # not a stray lobby
                 raise
-        await interaction.response.send_message(
-            text, allowed_mentions=mention_only(*(s.user_id for s in seats))
-        )
 
     async def next_race(self, game_id: int) -> None:
         """The countdown, then Go!: the race message, and the solo stopwatch."""

@@ -24,6 +24,7 @@ from bot.choices import PAGE, Facet, decode, encode, narrow
 from bot.cogs.table_commands import TableCog
 from bot.components import button, shown, view_of
 from bot.league_tables import league_round_for_game
+from bot.posting import defer
 from bot.presenter import Frame, Image, Loaded, Presenter, Prompt, duration, timestamp
 from bot.table import draw
 from bot.table_life import MENTION_NONE
@@ -449,10 +450,14 @@ class RF90Presenter(Presenter[RF90State]):
             items.append(button("Back", AREA, game_id, "pick", encode(token, path[:-1])))
         content = "\n".join(lines)[:1990]
         if arg is None:  # the cockpit opens with the hand drawn as cards
+            # Answered at once ("thinking"), the cards drawn after: the answer does not
+            # wait for the picture.
+            if not await defer(interaction, ephemeral=True, thinking=True):
+                return  # Discord no longer takes this click: nothing was changed
             state = loaded.state
             image = Image("cockpit.png", lambda: render_cockpit(state, seat))
-            await interaction.response.send_message(
-                content, view=view_of(*items), files=await draw([image]), ephemeral=True
+            await interaction.edit_original_response(
+                content=content, view=view_of(*items), attachments=await draw([image])
             )
         else:
             await interaction.response.edit_message(content=content, view=view_of(*items))

@@ -144,7 +144,17 @@ class RemoteFakeDiscord(FakeDiscord):
                     "the bot disconnected before answering the interaction",
                     Calls(self.backend.calls[mark:]),
                 )
-            answered.result()  # TimeoutError when the bot never answered
+            call = answered.result()  # TimeoutError when the bot never answered
+            if int((call.json or {}).get("type") or 0) == 5:
+                # "Thinking...": what the user waits for is the answer edited in (or a
+                # followup); TimeoutError when it never comes.
+                token = re.escape(payload["token"])
+                await self.backend.wait_for_call(
+                    lambda c: c.method in ("PATCH", "POST"),
+                    path=rf"^/webhooks/\d+/{token}(/messages/@original)?$",
+                    since=mark,
+                    timeout=self.timeout,
+                )
         finally:
             answered.cancel()
             closed.cancel()
