@@ -72,6 +72,11 @@ async def decide(
     if timings is not None:
         timings.setdefault("cockpit", []).append(time.perf_counter() - started)
     assert opened.ephemeral, opened.content
+    (answer,) = opened.interaction_responses
+    if answer.json["type"] == 5:  # "thinking", privately, at once; then the cockpit drawn
+        assert answer.ephemeral
+        drawn = [c for c in opened if c.kind == "edit_original" and c.status == 200]
+        assert [f.filename for c in drawn for f in c.files] == ["cockpit.png"]
     calls = list(opened)
     options = now.game.legal_actions(now.state, seat)
     if choose is not None:

@@ -22,7 +22,14 @@ import pytest
 
 from rules.base import get_game
 from tests.bot_helpers import make_bot, world
-from tests.f1_driver import latest_with, play_one_click, seat_user, start_race, state_of
+from tests.f1_driver import (
+    buttons,
+    latest_with,
+    play_one_click,
+    seat_user,
+    start_race,
+    state_of,
+)
 from tests.fakediscord import ALICE, BOB, GENERAL_CHANNEL_ID, Call
 from tests.fakediscord import payloads as pl
 from tests.fakediscord.backend import UNKNOWN_INTERACTION
@@ -355,6 +362,38 @@ async def test_a_click_answered_too_late_still_plays_and_nothing_is_answered_twi
         assert [s.user_id for s in seats] == [ALICE.id, BOB.id]
         edits = [c for c in joined if c.kind == "edit_message" and c.status == 200]
         assert len(edits) == 1 and "bob" in str(edits[0].embeds)
+
+
+async def test_a_move_is_answered_at_once_while_its_race_is_busy_and_plays_after(
+    tmp_path: Path,
+) -> None:
+    """The race's lock is held while the move before is shown (its board and prompt being
+    posted, or a slow store): the next click is answered at once all the same, and its move
+    is played once the lock is let go."""
+    async with bot_on_fake(tmp_path) as (fd, logs):
+        gid, _ = await f1_race(fd)
+        game, state, seq = await state_of(fd, gid)  # type: ignore[arg-type]
+        user = await seat_user(fd, gid, game.to_act(state)[0])  # type: ignore[arg-type]
+        prompt = prompt_now(fd, gid, seq)
+        assert prompt is not None
+        (offer, *_) = [b["custom_id"] for b in buttons(prompt) if ":act:" in b["custom_id"]]
+        lock = fd.bot.table.lock(gid)  # type: ignore[union-attr]
+        await lock.acquire()
+        mark = fd.backend.mark()
+        click = asyncio.create_task(fd.click(offer, user=user, message_id=int(prompt["id"])))
+        try:
+            answer = await fd.backend.wait_for_call(
+                kind="interaction_response", since=mark, timeout=10
+            )
+            assert answer.json["type"] == 6  # deferred: Discord shows the click taken
+            await asyncio.sleep(0.2)
+            assert (await state_of(fd, gid))[2] == seq  # type: ignore[arg-type]
+        finally:
+            lock.release()
+        calls = await click
+        assert (await state_of(fd, gid))[2] > seq  # type: ignore[arg-type]
+        assert calls.interaction_responses == [answer]  # answered once
+        assert not logs.errors()
 
 
 # A deleted message --------------------------------------------------------------------

@@ -48,7 +48,10 @@ async def user_of(d: InProcessDriver, gid: int, seat: int):  # noqa: ANN201
 
 async def test_two_users_race_for_the_same_token(driver: InProcessDriver) -> None:
     started = await driver.slash("pit", "start", players=f"<@{BOB.id}>", races=1, user=ALICE)
-    assert any("Pit Formula" in (c.content or "") for c in started)
+    # Answered (the players pinged) once the game is stored, before its first race is shown.
+    (answer,) = started.interaction_responses
+    assert "Pit Formula" in (answer.content or "") and started.messages[0] is answer
+    assert len(started.messages) > 1
     record, game, state = await current(driver)
     assert state.phase == "repair"
     # A tyre token on the table and a face-up tyre card for each player.

@@ -5,6 +5,7 @@ conflicts, verify, leagues, timers."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import json
 import sqlite3
@@ -532,6 +533,99 @@ async def test_games_seats_and_lobby_round_trip(store: Store) -> None:
         await store.load_game(lobby.id + 100)
     with pytest.raises(NotFound, match="no state to act on"):
         await store.append_action(lobby.id + 100, 0, "A", "{}", "{}")
+
+
+async def test_a_new_lobby_and_its_idle_timer_are_written_together(store: Store) -> None:
+    """A lobby is stored with the timer that closes it if nobody starts it, in one
+    transaction: a create that fails leaves neither the game nor a timer behind."""
+    idle = [TimerSpec(event="f1_idle", due_at=1234.5)]
+    seats = [Seat(seat=0, user_id=1, name="A", robot=False)]
+    lobby = await store.create_game(
+        "toy", 1, {}, None, channel_id=7, status="lobby", seats=seats, timers=idle
+    )
+    assert [(t.event, t.due_at, t.game_id) for t in await store.timers()] == [
+        ("f1_idle", 1234.5, lobby.id)
+    ]
+    twice = [*seats, Seat(seat=0, user_id=2, name="B", robot=False)]  # one seat, two drivers
+    with pytest.raises(Exception):  # noqa: B017 - the backend's own integrity error
+        await store.create_game(
+            "toy", 2, {}, None, channel_id=8, status="lobby", seats=twice, timers=idle
+        )
+    assert [g.id for g in await store.list_games()] == [lobby.id]
+    assert [t.game_id for t in await store.timers()] == [lobby.id]
+
+
+async def test_sqlite_reads_see_what_is_committed_and_a_transaction_its_own(
+    tmp_path: Path,
+) -> None:
+    """Reads go to a connection of their own: another task never sees a transaction's rows
+    before COMMIT (nor any a ROLLBACK undoes), while the transaction reads what it wrote."""
+    store = SqliteStore(tmp_path / "reads.db")
+    await store.open()
+    try:
+        game = await store.create_game("toy", 1, {}, None, channel_id=7, status="lobby")
+        written, release = asyncio.Event(), asyncio.Event()
+        inside: list[int | None] = []
+
+        async def writer(commit: bool) -> None:
+            with contextlib.suppress(RuntimeError):
+                async with store.transaction() as db:
+                    await db.execute(
+                        "UPDATE games SET status_message_id = 99 WHERE id = ?", (game.id,)
+                    )
+                    inside.append((await store.load_game(game.id)).status_message_id)
+                    written.set()
+                    await release.wait()
+                    if not commit:
+                        raise RuntimeError("rolled back")
+
+        for commit in (False, True):
+            written.clear()
+            release.clear()
+            task = asyncio.create_task(writer(commit))
+            await written.wait()
+            assert (await store.load_game(game.id)).status_message_id is None  # not yet
+            release.set()
+            await task
+        assert inside == [99, 99]
+        assert (await store.load_game(game.id)).status_message_id == 99
+    finally:
+        await store.close()
+
+
+async def test_sqlite_writes_queued_at_once_land_in_the_order_they_were_made(
+    tmp_path: Path,
+) -> None:
+    """Writes are queued for the store's one thread without waiting for one another; a
+    transaction opened after them reads what they wrote, and what follows it sees its
+    writes."""
+    store = SqliteStore(tmp_path / "queue.db")
+    await store.open()
+    try:
+        game = await store.create_game("toy", 1, {}, None, channel_id=7, status="lobby")
+        seen: list[int | None] = []
+
+        async def bump() -> None:
+            async with store.transaction() as db:
+                now = (await store.load_game(game.id)).status_message_id
+                seen.append(now)
+                await db.execute(
+                    "UPDATE games SET status_message_id = ? WHERE id = ?",
+                    ((now or 0) + 100, game.id),
+                )
+
+        writes = writes_of(store, game.id, range(1, 21))
+        await asyncio.gather(*writes[:10], bump(), *writes[10:])
+        assert seen == [10]
+        assert (await store.load_game(game.id)).status_message_id == 20
+        await asyncio.gather(*writes_of(store, game.id, range(21, 41)))
+        assert (await store.load_game(game.id)).status_message_id == 40
+    finally:
+        await store.close()
+
+
+def writes_of(store: Store, game_id: int, values: range) -> list[Any]:
+    return [store.update_game(game_id, status_message_id=n) for n in values]
 
 
 # Choosing and describing the store ------------------------------------------------------
