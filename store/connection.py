@@ -214,10 +214,7 @@ class SqliteConnection:
         loop, and when the loop is busy with many races each trip waits its turn, so a
         transaction of ten statements (holding the one write lock) took ten waits. Call it
         inside `transaction()`, or use `write`."""
-        conn = self.conn
-        # aiosqlite's queue of calls for its thread (`_execute`) and the sqlite3 connection
-        # (`_conn`) are not public API; pyproject pins the versions they are known in.
-        return await conn._execute(work, conn._conn)
+        return await self._queue(work)
 
     async def write(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """`transaction()` whose body is the plain function `work` (no awaits in it):
@@ -232,9 +229,10 @@ class SqliteConnection:
             return await done
 
     def _queue(self, work: Callable[[sqlite3.Connection], T]) -> asyncio.Future[T]:
-        """Queue `work` for the connection's thread at once and return its future (what
-        aiosqlite's `_execute` does before it awaits; its queue `_tx` is not public API
-        either, see `in_thread`)."""
+        """Queue `work` for the connection's thread at once and return its future: what
+        aiosqlite's `_execute` does before it awaits. Its queue (`_tx`), its state and the
+        sqlite3 connection under it (`_conn`) are not public API; pyproject pins the
+        versions they are known in."""
         conn = self.conn
         if not conn._running or conn._connection is None:
             raise ValueError("Connection closed")
