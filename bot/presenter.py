@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 import discord
 
 from bot.components import shown
+from bot.feed import Feed
 from rules.base import Event, Game, GameState, get_game
 from store.models import GameRecord, Seat, TimerSpec
 
@@ -36,6 +37,7 @@ class Loaded(Generic[S]):
     state: S
     seats: dict[int, Seat]
     shown: S | None = None  # the state the thread's last board showed, if known
+    feed: Feed = field(default_factory=Feed)  # what the live prompt carries (bot/feed.py)
 
     @property
     def id(self) -> int:
@@ -138,6 +140,12 @@ class Presenter(Generic[S]):
         waiting = self.waiting_seats(state)
         return waiting[0] if waiting else None
 
+    def holds_lines(self, state: S) -> bool:
+        """Whether the move under way is a simultaneous pick (every seat decides at once):
+        then what a pick did is told only when the last seat has picked, all together, so
+        that nobody can adapt to another's choice (bot/feed.py)."""
+        return False
+
     def act_token(self, loaded: Loaded[S], seat: int) -> str:
         """What an `act` button carries besides the action's index, checked at the click: by
         default the sequence number (any later action makes the button stale). A game with
@@ -169,6 +177,11 @@ class Presenter(Generic[S]):
 
     def frame_images(self, loaded: Loaded[S], frame: Frame[S]) -> list[Image]:
         """The pictures of one frame (an RF90 section activation)."""
+        return []
+
+    def frame_caption(self, frame: Frame[S]) -> list[str]:
+        """A line naming the frame, for a message whose own lines do not (its opening was
+        told in an earlier message); none by default."""
         return []
 
     def frame_shown(self, loaded: Loaded[S], frame: Frame[S]) -> bool:

@@ -22,6 +22,8 @@ import discord
 
 from bot.components import INVALID_BUTTON, shown, view_of
 from bot.errors import NotPosted
+from bot.feed import MESSAGE_LIMIT, Feed, split
+from bot.feed import clip as _clip
 from bot.memory import TRIMMER
 from bot.posting import PostChannel, defer, not_posted
 from bot.presenter import REMINDER_AT, Frame, Image, Loaded, Presenter
@@ -72,15 +74,6 @@ class Table(LifeCycle):
         self.presenters: dict[str, Presenter] = {}  # by rules kind
         self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
         self._recovered = False
-        # The event lines of a move's sub-steps, shown in its prompt until the move's board
-        # is posted with them all (kept in memory: after a restart, recovery replays the log).
-        self._move_lines: dict[int, list[str]] = {}
-        # a prompt edited with its move's first steps: (message, its text without them), so
-        # that the steps are told once, in the move's message, when the move is over
-        self._prompt_base: dict[int, tuple[int, str]] = {}
-        # the lines a prompt opens with (a move with no picture of its own), kept through its
-        # edits (not known after a restart: an edit then shows the steps without them)
-        self._opening: dict[int, list[str]] = {}
         self._deadlines: dict[int, float | None] = {}  # game id -> its turn timeout
         self._frames: dict[int, list[Frame]] = {}  # pictures due at the next publish
         self._acted: dict[int, set[int]] = {}  # seats that acted in the activation under way
@@ -118,7 +111,8 @@ class Table(LifeCycle):
         game = get_game(record.kind)
         if record.state_json is None:
             raise PaddockError(f"This {self.presenter(record).noun} has not started yet.")
-        return Loaded(record, game, game.load_state(record.state_json), seats)
+        state = game.load_state(record.state_json)
+        return Loaded(record, game, state, seats, feed=Feed.model_validate(record.feed))
 
     @staticmethod
     def check_where(interaction: discord.Interaction, record: GameRecord, kind: str) -> None:
@@ -360,7 +354,7 @@ class Table(LifeCycle):
             self._acted[loaded.id] = acted
         self.fault("after-commit", played.seq)
         self.bot.timers.poke()
-        return Loaded(record, loaded.game, played.state, loaded.seats), played
+        return Loaded(record, loaded.game, played.state, loaded.seats, feed=loaded.feed), played
 
     def timers_for(
         self,
@@ -418,7 +412,7 @@ class Table(LifeCycle):
         shown = any(presenter.frame_shown(loaded, f) for f in pending)
         if shown and self._plays_next(loaded) is not None:
             # The activations this action ended are shown before the robots think on.
-            head = [*self._move_lines.pop(loaded.id, []), *(notes or [])]
+            head = [*loaded.feed.take_steps(), *(notes or [])]
             if start:
                 head = [*presenter.start_lines(loaded), *head]
             events, _ = await self.post_frames(loaded, events, head)
@@ -591,9 +585,6 @@ class Table(LifeCycle):
         """A game is over: what this process kept in memory for it goes (memory stays flat
         with the number of finished games)."""
         for kept in (
-            self._move_lines,
-            self._prompt_base,
-            self._opening,
             self._deadlines,
             self._frames,
             self._acted,
@@ -605,6 +596,16 @@ class Table(LifeCycle):
         """`loaded` knowing what the thread's last board showed (a board draws each car's
         move since then; not known after a restart)."""
         return dataclasses.replace(loaded, shown=self._shown.get(loaded.id))
+
+    async def send_lines(
+        self, channel: Any, lines: list[str], fallback: str, **kwargs: Any
+    ) -> discord.Message:
+        """`lines` in as many messages as they take (none is cut by Discord's 2,000
+        characters), the last with `kwargs` (files, a view); `fallback` when there are none."""
+        runs = split(lines) or [[fallback]]
+        for run in runs[:-1]:
+            await channel.send(_clip("\n".join(run)), allowed_mentions=MENTION_NONE)
+        return await channel.send(_clip("\n".join(runs[-1])), **kwargs)
 
     async def post_frames(
         self,
@@ -625,14 +626,17 @@ class Table(LifeCycle):
         pending = frames is None
         frames = self._frames.pop(record.id, []) if frames is None else frames
         # Frames the race's settings skip lend their lines to the next one shown; those of
-        # skipped frames at the end stay with the events the caller tells in words.
+        # skipped frames at the end stay with the events the caller tells in words. Each
+        # message shown names its frame, whatever an earlier message said (its caption).
         shown_frames: list[tuple[Frame, list[str]]] = []
         carried: list[str] = []
         for frame in frames:
-            carried += presenter.event_lines(frame.events)
+            own = presenter.event_lines(frame.events)
             if presenter.frame_shown(loaded, frame):
-                shown_frames.append((frame, carried))
+                shown_frames.append((frame, [*carried, *presenter.frame_caption(frame), *own]))
                 carried = []
+            else:
+                carried += own
         told = frames[: frames.index(shown_frames[-1][0]) + 1] if shown_frames else []
         ahead = None
         if shown_frames:  # drawn while the old prompt is stripped
@@ -640,7 +644,7 @@ class Table(LifeCycle):
         try:
             channel = await self.channel_of(record)
             if not posted:
-                await self.strip_prompt(channel, record.prompt_message_id, record.id)
+                await self.strip_prompt(channel, record.prompt_message_id, loaded.feed)
             for index, (_, lines) in enumerate(shown_frames):
                 assert ahead is not None
                 files = await ahead
@@ -649,25 +653,30 @@ class Table(LifeCycle):
                     ahead = asyncio.ensure_future(draw(following))
                 chunk = [*head, *lines]
                 head = []
-                text = _clip("\n".join(chunk)) or presenter.summary(loaded)
-                await channel.send(text, files=files, allowed_mentions=MENTION_NONE)
+                summary = presenter.summary(loaded)
+                await self.send_lines(
+                    channel, chunk, summary, files=files, allowed_mentions=MENTION_NONE
+                )
         finally:
             if ahead is not None:
                 ahead.cancel()  # a send that failed leaves no drawing behind
         if pending:  # a restart from here must not post these again
-            await self.store.update_game(record.id, published_seq=record.seq)
+            feed = loaded.feed.model_dump()
+            await self.store.update_game(record.id, published_seq=record.seq, feed=feed)
         shown = {id(e) for frame in told for e in frame.events}
         return [e for e in events if id(e) not in shown], head
 
     async def strip_prompt(
-        self, channel: Any, message_id: int | None, game_id: int | None = None
+        self, channel: Any, message_id: int | None, feed: Feed | None = None
     ) -> None:
         """A superseded prompt loses its buttons (it may have been deleted: no matter), and
-        the move's first steps it showed (the move's message tells them)."""
+        with its `feed`, the move's steps it showed (the move's message tells them): it
+        keeps the lines it opened with."""
         if message_id is None:
             return
-        base = self._prompt_base.pop(game_id, None) if game_id is not None else None
-        content = {"content": base[1]} if base is not None and base[0] == message_id else {}
+        content = {"content": feed.base} if feed is not None and feed.base is not None else {}
+        if feed is not None:
+            feed.base, feed.opening = None, []
         try:
             await channel.get_partial_message(message_id).edit(view=None, **content)
         except (discord.HTTPException, NotPosted) as exc:  # its buttons answer "out of date"
@@ -683,104 +692,135 @@ class Table(LifeCycle):
         notes: list[str] | None = None,
         posted: bool = False,
     ) -> None:
-        """`posted`: pictures of this move's activations were already posted (advance), so
-        this is no sub-step and the old prompt is already stripped."""
+        """Tell the thread what `events` did and ask the seats to act: a step of the move
+        under way edits its prompt, a move completed gets its board (or pictures) and a new
+        prompt. `key_before`: the move key before the action (None: a new prompt all the
+        same, e.g. `/<game> status`). `posted`: pictures of this move's activations were
+        already posted (advance), so this is no sub-step and the old prompt is stripped."""
         presenter = self.presenter(loaded.record)
-        record = loaded.record
+        record, state, feed = loaded.record, loaded.state, loaded.feed
         channel = await self.channel_of(record)
         frames = self._frames.pop(record.id, [])
         pictured = bool(frames) or posted
-        head = [*(notes or [])]
+        terminal = loaded.game.is_terminal(state)
+        key = presenter.move_key(state)
+        # The feed's steps are of the move under way (or of a game older than the feed).
+        ongoing = not terminal and feed.key in (None, Feed.key_of(key))
+        # A simultaneous pick still under way: what its picks did waits for the last one.
+        held = ongoing and not frames and presenter.holds_lines(state)
+        said = [*(notes or [])]
         if start:
-            head = [*presenter.start_lines(loaded), *head]
+            said = [*presenter.start_lines(loaded), *said]
         sub_step = (
             key_before is not None
-            and presenter.move_key(loaded.state) == key_before
+            and key == key_before
+            and ongoing
             and record.prompt_message_id is not None
-            and not loaded.game.is_terminal(loaded.state)
             and not pictured
         )
-        if not sub_step:
-            head = [*self._move_lines.pop(record.id, []), *head]
+        head = said if sub_step or held else [*feed.take_steps(), *said]
         if frames:
             events, head = await self.post_frames(
                 loaded, events, head, frames=frames, posted=posted
             )
-        lines = [*head, *presenter.event_lines(events)]
-        text = _clip("\n".join(lines)) or presenter.summary(loaded)
-        if loaded.game.is_terminal(loaded.state):
+        told = presenter.event_lines(events)
+        if held:
+            feed.add_steps(key, told)
+            told = []
+        lines = [*head, *told]
+        if terminal:
             if not pictured:
-                await self.strip_prompt(channel, record.prompt_message_id, record.id)
+                await self.strip_prompt(channel, record.prompt_message_id, feed)
                 boards = _images(presenter.board(self._seen(loaded), None))
-                await channel.send(text, files=await draw(boards), allowed_mentions=MENTION_NONE)
+                files = await draw(boards)
+                summary = presenter.summary(loaded)
+                await self.send_lines(
+                    channel, lines, summary, files=files, allowed_mentions=MENTION_NONE
+                )
             elif lines:  # the last frame showed the finish; what followed it, in words
-                await channel.send(text, allowed_mentions=MENTION_NONE)
+                await self.send_lines(channel, lines, "", allowed_mentions=MENTION_NONE)
             self.forget(record.id)
             await self.post_finish(loaded, channel)
             await self.store.update_game(
-                record.id, published_seq=record.seq, prompt_message_id=None
+                record.id, published_seq=record.seq, prompt_message_id=None, feed={}
             )
             return
-        seats = presenter.waiting_seats(loaded.state)
-        prompt = presenter.prompt(loaded, seats, await self.deadline(loaded))
+        prompt = presenter.prompt(
+            loaded, presenter.waiting_seats(state), await self.deadline(loaded)
+        )
         if sub_step:
-            # A sub-step of the same move: the prompt is edited, no new board.
-            so_far = self._move_lines.setdefault(record.id, [])
-            so_far += lines
-            try:
-                opening = self._opening.get(record.id, [])
-                prompt_id = record.prompt_message_id
-                assert prompt_id is not None  # a sub-step edits the prompt there is
-                await channel.get_partial_message(prompt_id).edit(
-                    content=_clip("\n".join([*opening, *so_far, prompt.content])),
-                    view=view_of(*prompt.items[:25]),
-                    attachments=await draw(prompt.images),
-                    allowed_mentions=MENTION_NONE,
-                )
-                base = _clip("\n".join([*opening, prompt.content]))
-                self._prompt_base[record.id] = (prompt_id, base)
-                await self.store.update_game(record.id, published_seq=record.seq)
-                return
-            except NotPosted:
-                del so_far[len(so_far) - len(lines) :]  # replayed from the log when shown
-                raise
-            except discord.NotFound:
-                log.info("prompt of game %s was deleted; posting a new one", record.id)
-                lines = self._move_lines.pop(record.id, [])
-                text = _clip("\n".join(lines)) or presenter.summary(loaded)
+            # A step of the same move: the prompt is edited, no new board.
+            assert record.prompt_message_id is not None  # a sub-step edits the prompt there is
+            if held:
+                feed.opening += lines  # said in public, not a pick (none so far)
+            else:
+                feed.add_steps(key, lines)
+            steps = [] if held else feed.steps
+            text = "\n".join([*feed.opening, *steps, prompt.content])
+            if len(text) <= MESSAGE_LIMIT:  # else a new message below tells the steps
+                try:
+                    await channel.get_partial_message(record.prompt_message_id).edit(
+                        content=text,
+                        view=view_of(*prompt.items[:25]),
+                        attachments=await draw(prompt.images),
+                        allowed_mentions=MENTION_NONE,
+                    )
+                except discord.NotFound:
+                    log.info("prompt of game %s was deleted; posting a new one", record.id)
+                else:
+                    feed.base = "\n".join([*feed.opening, prompt.content])
+                    await self.store.update_game(
+                        record.id, published_seq=record.seq, feed=feed.model_dump()
+                    )
+                    return
+            lines = [] if held else feed.take_steps()
         if not pictured:  # stripped before the frames
-            await self.strip_prompt(channel, record.prompt_message_id, record.id)
+            await self.strip_prompt(channel, record.prompt_message_id, feed)
         boards = (
             []
             if pictured
-            else _images(presenter.board(self._seen(loaded), presenter.acting_seat(loaded.state)))
+            else _images(presenter.board(self._seen(loaded), presenter.acting_seat(state)))
         )
         # The board and the prompt's images are drawn at once (Pillow lets go of the GIL).
         board_files, prompt_files = await asyncio.gather(draw(boards), draw(prompt.images))
-        # Without a board the lines open the prompt itself (no message of a lone line).
-        opening = [] if board_files else lines
-        told = False
+        told_any = False
         try:
             if board_files:  # the prompt below says where the race stands
-                await channel.send(text, files=board_files, allowed_mentions=MENTION_NONE)
-                told = True
+                summary = presenter.summary(loaded)
+                await self.send_lines(
+                    channel, lines, summary, files=board_files, allowed_mentions=MENTION_NONE
+                )
+                told_any, lines = True, []
             if boards:
-                self._shown[record.id] = loaded.state
+                self._shown[record.id] = state
+            # Without a board the lines open the prompt itself (no message of a lone line);
+            # what the prompt cannot hold goes before it.
+            runs = split([*lines, prompt.content])
+            for run in runs[:-1]:
+                await channel.send(_clip("\n".join(run)), allowed_mentions=MENTION_NONE)
+                told_any = True
+            opening = runs[-1][:-1]
             message = await channel.send(
-                _clip("\n".join([*opening, prompt.content])),
+                _clip("\n".join(runs[-1])),
                 view=view_of(*prompt.items[:25]),
                 files=prompt_files,
                 allowed_mentions=mention_only(*prompt.pings),
             )
         except NotPosted:
-            # Not shown: the lines before this action's events wait for the next post
-            # (its events are replayed from the log then: published_seq stays behind).
-            if not told:
-                self._move_lines[record.id] = [*head, *self._move_lines.get(record.id, [])]
+            # Not shown: this action's events are replayed from the log when it is shown
+            # (published_seq stays behind); what was said besides them waits in the feed.
+            if not told_any and said:
+                kept = Feed.model_validate(record.feed)
+                kept.steps += said
+                await self.store.update_game(record.id, feed=kept.model_dump())
             raise
-        self._opening[record.id] = opening
+        # (its text is what it was sent with, until a step edits it: then `base`)
+        feed.key, feed.opening, feed.base = Feed.key_of(key), opening, None
         await self.store.update_game(
-            record.id, published_seq=record.seq, prompt_message_id=message.id
+            record.id,
+            published_seq=record.seq,
+            prompt_message_id=message.id,
+            feed=feed.model_dump(),
         )
 
     async def post_finish(self, loaded: Loaded, channel: Any) -> None:
@@ -833,11 +873,6 @@ class Table(LifeCycle):
                 await self.not_shown(record.id, exc)
             except Exception:  # one broken game must not stop the others
                 log.exception("could not recover game #%s", record.id)
-
-
-def _clip(text: str, limit: int = 1900) -> str:
-    """Discord allows 2,000 characters: keep the newest lines (the end) of a long text."""
-    return text if len(text) <= limit else "…" + text[-limit:]
 
 
 def _images(board: Image | list[Image] | None) -> list[Image]:

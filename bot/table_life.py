@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     import asyncio
 
     from bot.client import PaddockBot
+    from bot.feed import Feed
     from bot.table import Table
     from rules.base import Action, GameState
     from store import Store, play
@@ -67,7 +68,7 @@ class LifeCycle:
             fresh: bool = False,
         ) -> list[TimerSpec] | None: ...
         async def strip_prompt(
-            self, channel: Any, message_id: int | None, game_id: int | None = None
+            self, channel: Any, message_id: int | None, feed: Feed | None = None
         ) -> None: ...
         def armed(self, game_id: int, timers: list[TimerSpec] | None) -> list[TimerSpec] | None: ...
         async def advance(

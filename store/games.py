@@ -14,8 +14,31 @@ from store.models import ActionRecord, GameRecord, Seat, Shards, Timer, TimerSpe
 _GAME_COLUMNS = (
     "g.id, g.kind, g.guild_id, g.channel_id, g.thread_id, g.status_message_id, g.league_id,"
     " g.round_id, g.seed, g.config_json, g.settings_json, g.status, g.results_recorded, s.seq,"
-    " s.state_json, g.published_seq, g.prompt_message_id, g.last_human_at"
+    " s.state_json, g.published_seq, g.prompt_message_id, g.last_human_at, g.feed_json"
 )
+
+# What `update_game` may set: the game's bookkeeping, never its state.
+_BOOKKEEPING = (
+    "thread_id",
+    "status_message_id",
+    "channel_id",
+    "status",
+    "published_seq",
+    "prompt_message_id",
+    "feed",
+)
+
+
+def bookkeeping(fields: dict[str, Any]) -> dict[str, Any]:
+    """`update_game`'s fields as columns and values (the feed as JSON); a field it does not
+    take is a bug: ValueError."""
+    if not fields or set(fields) - set(_BOOKKEEPING):
+        raise ValueError(f"update_game takes only {sorted(_BOOKKEEPING)}")
+    return {
+        ("feed_json" if k == "feed" else k): (json.dumps(v) if k == "feed" else v)
+        for k, v in fields.items()
+    }
+
 
 # A timer's game and so its guild; a timer of no game (or a game of no guild) is shard 0's.
 _TIMERS_FROM = "FROM timers t LEFT JOIN games g ON g.id = t.game_id"
@@ -266,17 +289,8 @@ class GameStore(LeagueStore):
         return GameRecord.from_row(row) if row else None
 
     async def update_game(self, game_id: int, **fields: Any) -> None:
-        """Set bookkeeping columns (thread, live message, status), never the state."""
-        allowed = {
-            "thread_id",
-            "status_message_id",
-            "channel_id",
-            "status",
-            "published_seq",
-            "prompt_message_id",
-        }
-        if not fields or set(fields) - allowed:
-            raise ValueError(f"update_game takes only {sorted(allowed)}")
+        """Set bookkeeping columns (thread, live message, status, feed), never the state."""
+        fields = bookkeeping(fields)
         cols = ", ".join(f"{k} = ?" for k in fields)
         args = (*fields.values(), _now(), game_id)
         await self.write(

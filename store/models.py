@@ -89,6 +89,8 @@ class GameRecord(BaseModel):
     published_seq: int | None = None
     prompt_message_id: int | None = None
     last_human_at: float | None = None
+    # what the live prompt carries besides its question (bot/feed.py), as the bot left it
+    feed: dict[str, Any] = {}
 
     @property
     def where_id(self) -> int | None:
@@ -100,6 +102,7 @@ class GameRecord(BaseModel):
         d = dict(row)
         d["config"] = json.loads(d.pop("config_json"))
         d["settings"] = json.loads(d.pop("settings_json", None) or "{}")
+        d["feed"] = json.loads(d.pop("feed_json", None) or "{}")
         d["results_recorded"] = bool(d["results_recorded"])
         d["seq"] = d["seq"] if d.get("seq") is not None else 0
         return cls.model_validate(d)

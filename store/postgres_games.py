@@ -18,7 +18,7 @@ import asyncpg
 
 from store.connection import _now
 from store.errors import LeagueError, NotFound, StaleState
-from store.games import _GAME_COLUMNS, GameStore
+from store.games import _GAME_COLUMNS, GameStore, bookkeeping
 from store.models import ActionRecord, GameRecord, Seat, Shards, Timer, TimerSpec
 from store.postgres_connection import Executor
 from store.postgres_leagues import PostgresLeagueStore
@@ -322,17 +322,8 @@ class PostgresGameStore(PostgresLeagueStore):
         return GameRecord.from_row(row) if row else None
 
     async def update_game(self, game_id: int, **fields: Any) -> None:
-        """Set bookkeeping columns (thread, live message, status), never the state."""
-        allowed = {
-            "thread_id",
-            "status_message_id",
-            "channel_id",
-            "status",
-            "published_seq",
-            "prompt_message_id",
-        }
-        if not fields or set(fields) - allowed:
-            raise ValueError(f"update_game takes only {sorted(allowed)}")
+        """Set bookkeeping columns (thread, live message, status, feed), never the state."""
+        fields = bookkeeping(fields)
         cols = ", ".join(f"{k} = ${i}" for i, k in enumerate(fields, start=1))
         n = len(fields)
         await self._val(

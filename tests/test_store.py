@@ -97,6 +97,7 @@ async def test_migrations_apply_once_and_are_recorded(backend_url: str) -> None:
         (2, "game_settings"),
         (3, "games_by_channel"),
         (4, "table_layer"),
+        (5, "feed"),
     ]
     if kind(backend_url) == "sqlite":
         assert (await query(backend_url, "PRAGMA journal_mode"))[0][0] == "wal"
@@ -517,6 +518,12 @@ async def test_games_seats_and_lobby_round_trip(store: Store) -> None:
     assert [g.id for g in await store.games_of_user(2**60, 2**62)] == [lobby.id]
     await store.update_game(lobby.id, thread_id=2**61, published_seq=0)
     assert (await store.load_game(lobby.id)).where_id == 2**61
+    assert (await store.load_game(lobby.id)).feed == {}  # nothing posted yet
+    feed = {"key": "('turn', 3)", "opening": ["Section 23 is activated."], "steps": ["é ✓"]}
+    await store.update_game(lobby.id, prompt_message_id=2**62, feed=feed)
+    assert (await store.load_game(lobby.id)).feed == feed
+    with pytest.raises(ValueError, match="update_game takes only"):
+        await store.update_game(lobby.id, state_json="{}")
     assert await store.unpublished_games() == []
     await store.append_action(lobby.id, 0, "A", "{}", '{"at": 1}', human_at=9.0)
     assert [g.id for g in await store.unpublished_games()] == [lobby.id]
