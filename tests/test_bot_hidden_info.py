@@ -13,6 +13,9 @@ from every move's start, RF90's from a sample), comparing the event lines and th
 every step: the steps of a turn must not depend on a hand either. And a /f1 race is played twice
 through the fake Discord with only the hands changed, comparing every public message.
 
+And in every simultaneous pick (RF90's set-up, substitute car, qualifying and duel cards), two
+races that differ only in one driver's pick show the thread the same until the last pick.
+
 Findings outside the files of this change are tests marked `xfail(strict=True)`.
 """
 
@@ -31,10 +34,12 @@ import pytest
 from bot.cogs.pitformula import PitCog, PitPresenter, _table_image
 from bot.cogs.rf90 import GRID, RF90Presenter
 from bot.cogs.waddington import WaddingtonPresenter
+from bot.components import shown
 from bot.presenter import Frame, Image, Loaded, Presenter
 from bot.table import Table
 from rules.base import Action, GameState, get_game
 from rules.pitformula.coords import SLOT_PART
+from rules.rf90 import ChooseSetup, DuelCards, Mulligan, Qualify
 from rules.rf90 import catalog as rf90_catalog
 from rules.rf90.state import FUEL_TURNS, ROBOT_SEAT, PlayCards
 from rules.waddington import PlayTactic, Proceed, WaddingtonState, catalog
@@ -43,6 +48,16 @@ from tests.bot_helpers import make_bot, world
 from tests.f1_driver import buttons, latest_with, seat_user, start_race, state_of
 from tests.fakediscord import ALICE, InProcessDriver
 from tests.fakediscord.backend import _walk_components
+from tests.rf90_driver import PRESENTER as RF90_PRESENTER
+from tests.rf90_driver import decide, loaded
+from tests.test_bot_rf90_thread import (
+    assert_every_line_once,
+    logged_events,
+    logged_lines,
+    public_calls,
+    race_at,
+    thread_messages,
+)
 
 DEADLINE = 1_900_000_000.0
 GID = 7
@@ -367,6 +382,13 @@ def rf90_twin(state: Any, rng: random.Random, only_hands: bool = False) -> Any:
             car.qual_fuel = rng.choice(FUEL_TURNS)
     if twin.pending is not None:
         twin.pending.drawn = [mapping.get(c, c) for c in twin.pending.drawn]
+    choosing = [c for c in twin.cars if c.seat is not None and not c.setup_chosen]
+    if twin.phase == "setup" and choosing and not only_hands:
+        # set-ups chosen while others still choose are secret too (issue 28)
+        for car in twin.cars:
+            if car.seat is not None and car.setup_chosen:
+                car.skill = rng.choice([None, *rf90_catalog.skill_ids()])
+                car.setup = car.setup.model_copy(update={"tyres": rng.choice([1, 3])})
     return twin
 
 
@@ -383,6 +405,7 @@ def rf90_face(state: Any, seq: int, pixels: bool) -> dict[str, Any]:
     humans = sum(1 for c in state.cars if c.seat is not None)
     loaded = loaded_for("rf90", state, {}, seq, {"pictures": "every"}, humans)
     face = public_face(RF90, loaded, pixels=pixels, extra=rf90_extra)
+    face["view"] = loaded.game.public_view(state)  # what the pictures are drawn from
     if state.pending is not None and state.pending.phase == "B" and state.duel is None:
         face.pop("forced", None)  # a known leak: test_rf90_forced_card_play_*
     return face
@@ -623,3 +646,56 @@ async def test_f1_two_races_with_other_hands_look_the_same(tmp_path: Path) -> No
         ]
         assert transcripts[0] and transcripts[0] == transcripts[1]
         assert windows >= 2  # card windows were among the steps compared
+
+
+# --- A simultaneous pick shows nothing until the last (issue 28) -------------------------------
+
+
+PICKED = {  # what a pick of each phase is
+    "setup": ChooseSetup,
+    "substitute car": Mulligan,
+    "qualifying": Qualify,
+    "duel cards": DuelCards,
+}
+# The events that tell what the phase's picks were (the reveal).
+REVEALS = {"setup", "mulligan", "qualifying", "duel_result"}
+
+
+@pytest.mark.parametrize("phase", list(PICKED))
+async def test_a_simultaneous_pick_shows_nothing_until_the_last(tmp_path: Path, phase: str) -> None:
+    """Two races alike in every public way; the first driver to pick chooses otherwise in
+    each. Nothing public differs (text, buttons, custom_ids, pictures) until the last pick,
+    and no line tells a pick; then one message tells every pick of the phase."""
+    faces, reveals = [], []
+    for n, which in enumerate((0, -1)):
+        async with InProcessDriver(make_bot(tmp_path / f"{n}.db"), world(), timeout=30) as d:
+            store = d.bot.store
+            gid = await race_at(d, phase)
+            now = await loaded(d, gid)
+            thread = now.record.thread_id
+            first, last = RF90_PRESENTER.waiting_seats(now.state)[::-1]
+            options = now.game.legal_actions(now.state, first)
+            assert len(options) > 1 and all(isinstance(a, PICKED[phase]) for a in options)
+            seq = now.record.seq
+            calls = await decide(d, gid, first, choose=lambda opts, _, w=which: opts[w])
+            after = await loaded(d, gid)
+            assert after.record.seq > seq and RF90_PRESENTER.waiting_seats(after.state) == [last]
+            faces.append(public_calls(calls))
+            public = [str(m.get("content")) for m in thread_messages(d.backend, thread)]
+            assert not [line for line in await logged_lines(store, gid, seq) if line in public]
+            # the last pick: what the phase's picks did, in one message
+            revealed = await decide(d, gid, last)
+            told = [
+                shown(e.text)
+                for e in await logged_events(store, gid, seq)
+                if e.kind in REVEALS and e.text
+            ]
+            posts = [c.content or "" for c in revealed if c.kind == "channel_message"]
+            holding = [p for p in posts if set(told) <= set(p.splitlines())]
+            assert len(holding) == 1 or not told, (told, posts)
+            reveals.append(told)
+            await assert_every_line_once(d.backend, store, gid)
+    assert faces[0] and faces[0] == faces[1], "a pick changed what the thread shows"
+    assert any(reveals)
+    if phase == "setup":  # the two first picks differ, and the reveal tells each
+        assert reveals[0] != reveals[1]

@@ -13,6 +13,7 @@ from store.verify import verify_store
 from tests.bot_helpers import make_bot, world
 from tests.fakediscord import ALICE, BOB, CAROL, InProcessDriver
 from tests.rf90_driver import PRESENTER, custom_ids, decide, loaded, prompt_of
+from tests.test_bot_rf90_thread import assert_every_line_once
 
 
 @pytest.mark.parametrize("track", ["barcelona", "silverstone"])
@@ -84,9 +85,11 @@ async def test_a_whole_race_decided_in_the_cockpit(tmp_path: Path, track: str) -
         state = game.new_game(record.seed, record.config)
         activations = 0
         told: list[str] = []
+        sections: list[int] = []
         for done in await d.bot.store.actions(gid):
             state, events, frames = game.apply_frames(state, game.parse_action(done.action_json))
             activations += len(frames)
+            sections += [label for label, _, _ in frames]
             told += [e.text for e in events if e.text]
         # The thread tells what happened once and in the order it happened (a prompt
         # that showed a move's first steps gives them back to the move's message): every
@@ -117,6 +120,11 @@ async def test_a_whole_race_decided_in_the_cockpit(tmp_path: Path, track: str) -
             == [f"race{gid}-track.png", f"race{gid}-dashboards.png"]
             for m in posts
         )
+        # Each activation's pictures say which section it is, whatever an earlier prompt
+        # said; every event line of the log is in the thread, once.
+        for post, section in zip(posts[1:], sections, strict=True):
+            assert f"Section {section}" in str(post["content"]), (section, post["content"])
+        await assert_every_line_once(d.backend, d.bot.store, gid)
 
 
 async def test_drivers_pick_their_colours_in_the_lobby(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ from bot.posting import defer
 from bot.presenter import Frame, Image, Loaded, Presenter, Prompt, duration, timestamp
 from bot.table import draw
 from bot.table_life import MENTION_NONE
+from renderer.common import counted
 from renderer.rf90 import (
     render_classification,
     render_closeup,
@@ -69,16 +70,10 @@ def _cards(state: RF90State) -> dict[int, Any]:
     return catalog.cards(state.track)
 
 
-def _names(kind: str) -> dict[str, str]:
-    table = catalog.tables()
-    rows = table.skills if kind == "skill" else table.strategies
-    return {r.id: r.name for r in rows}
-
-
 def facets(state: RF90State) -> list[Facet]:
     """The questions a decision is asked in, in the engine's words."""
     cards = _cards(state)
-    skills, strategies = _names("skill"), _names("strategy")
+    name = catalog.name
 
     def card_list(ids: list[int] | None) -> str | None:
         return None if ids is None else ", ".join(cards[c].label for c in ids) or "no card"
@@ -98,10 +93,10 @@ def facets(state: RF90State) -> list[Facet]:
 
     def strategy(a: Any) -> str | None:
         if isinstance(a, ChooseStart):
-            return strategies.get(a.strategy, a.strategy)
+            return name(a.strategy)
         if isinstance(a, StartTurn):
             chosen = a.pit.strategy if a.pit is not None else a.new_strategy
-            return strategies.get(chosen, chosen) if chosen else "keep my strategy"
+            return name(chosen) if chosen else "keep my strategy"
         return None
 
     def tyres(a: Any) -> str | None:
@@ -123,11 +118,7 @@ def facets(state: RF90State) -> list[Facet]:
     return [
         Facet(
             "Skill",
-            lambda a: (
-                (skills.get(a.skill, "no skill") if a.skill is not None else "no skill")
-                if isinstance(a, ChooseSetup)
-                else None
-            ),
+            lambda a: name(a.skill, "no skill") if isinstance(a, ChooseSetup) else None,
         ),
         Facet(
             "Set-up",
@@ -204,7 +195,10 @@ def facets(state: RF90State) -> list[Facet]:
         Facet("Balance", flag("balance_damage", "pay a tyre with damage", "no")),
         Facet("Unlap", flag("unlap", "unlap myself", "stay behind")),
         Facet("Late braking", flag("late_brake", "try it", "no")),
-        Facet("Trajectory", lambda a: (a.trajectory or "none") if isinstance(a, EndTurn) else None),
+        Facet(
+            "Trajectory",
+            lambda a: trajectory_label(state, a.trajectory) if isinstance(a, EndTurn) else None,
+        ),
         Facet(
             "Duel",
             lambda a: (
@@ -272,7 +266,10 @@ class RF90Presenter(Presenter[RF90State]):
     def move_key(self, state: Any) -> Hashable:
         # A decision point: the simultaneous phases as a whole, a start choice, a car's turn
         # (its phases A, B and E are steps of one move) or a duel of one activation.
-        if state.phase in ("setup", "qualifying"):
+        if state.phase == "setup":
+            # the set-up, then the substitute car: a question of its own, pinged
+            return ("setup",) if _choosing_setup(state) else ("substitute car",)
+        if state.phase == "qualifying":
             return (state.phase,)
         if state.phase == "start":
             return ("start", state.start_next)
@@ -286,6 +283,11 @@ class RF90Presenter(Presenter[RF90State]):
         if state.pending is not None:
             return ("turn", state.turn, state.pending.car)
         return (state.phase, state.turn)
+
+    def holds_lines(self, state: RF90State) -> bool:
+        # set-up, substitute car, qualifying, the duel's cards: made by all at once
+        simultaneous = state.duel is not None and state.duel.stage == "cards"
+        return simultaneous or state.phase in ("setup", "qualifying")
 
     def act_token(self, loaded: Loaded[RF90State], seat: int) -> str:
         # The seat's own options at this decision point: another driver's pick in a
@@ -313,6 +315,15 @@ class RF90Presenter(Presenter[RF90State]):
             Image(f"race{loaded.id}-dashboards.png", lambda: render_dashboards(state)),
         ]
 
+    def frame_caption(self, frame: Frame[RF90State]) -> list[str]:
+        # "Section N is activated." may have opened an earlier prompt: each picture of an
+        # activation says which it is all the same
+        if frame.label == GRID or any(
+            e.kind == "activate" and e.data.get("section") == frame.label for e in frame.events
+        ):
+            return []
+        return [f"Section {frame.label}: its activation ends."]
+
     def frame_shown(self, loaded: Loaded[RF90State], frame: Frame[RF90State]) -> bool:
         # "drivers": only the activations in which a driver (not a robot) took a decision
         if frame.label == GRID or loaded.record.settings.get("pictures", "every") == "every":
@@ -322,6 +333,8 @@ class RF90Presenter(Presenter[RF90State]):
     def summary(self, loaded: Loaded[RF90State]) -> str:
         state = loaded.state
         track = catalog.track(state.track, state.race_turns)
+        if state.phase in ("setup", "qualifying"):  # no game turn has begun
+            return f"{state.track.capitalize()} · {track.race_turns} game turns · before the start"
         return f"{state.track.capitalize()} · game turn {state.turn} of {track.race_turns}"
 
     async def repost(self, table: Table, loaded: Loaded[RF90State]) -> None:
@@ -353,8 +366,13 @@ class RF90Presenter(Presenter[RF90State]):
             for s in seats
             if s in loaded.seats
         )
-        if state.phase == "setup":
-            what = "choose your skill and set-up, then keep your hand or take the substitute car"
+        if state.phase == "setup" and _choosing_setup(state):
+            what = "choose your skill and set-up (nothing is shown until all have chosen)"
+        elif state.phase == "setup":
+            what = (
+                "keep your hand or take the substitute car (nothing is shown until all have "
+                "decided)"
+            )
         elif state.phase == "qualifying":
             what = "pick your qualifying card and fuel (nothing is shown until all have picked)"
         elif state.phase == "start":
@@ -367,8 +385,11 @@ class RF90Presenter(Presenter[RF90State]):
         elif state.duel is not None:
             what = f"a duel in section {state.duel.section}: challenge, join or stay out"
         else:
-            car = state.cars[state.pending.car] if state.pending else None
-            what = f"your turn in section {car.section}" if car else "your decision"
+            # the section activated, not where the car has got to in a later step of its turn
+            section = state.activation if state.activation is not None else None
+            if section is None and state.pending is not None:
+                section = state.pending.start_section
+            what = f"your turn in section {section}" if section is not None else "your decision"
         due = f" · decide {timestamp(deadline)}" if deadline else ""
         content = f"{who}: {what}.{due}\n{self.summary(loaded)}"
         cockpit = button(
@@ -463,17 +484,51 @@ class RF90Presenter(Presenter[RF90State]):
             await interaction.response.edit_message(content=content, view=view_of(*items))
 
 
+def trajectory_label(state: RF90State, trajectory: str | None) -> str:
+    """A trajectory as the close-up draws it (its symbol's kind and colours, its section),
+    not its id."""
+    if trajectory is None:
+        return "none"
+    track = catalog.track(state.track)
+    t = track.trajectory(trajectory)
+    words = {"tyres": "tyre", "damage": "damage disc", "cards": "card"}
+    cost = ", ".join(counted(n, words[what]) for what, n in t.cost.model_dump().items() if n)
+    return (
+        f"{t.kind.capitalize()} in section {track.trajectory_section(trajectory)}: "
+        f"{'/'.join(t.colours)}, +{t.bonus} MP" + (f" (costs {cost})" if cost else "")
+    )
+
+
+def _choosing_setup(state: RF90State) -> bool:
+    return any(c.seat is not None and not c.setup_chosen for c in state.cars)
+
+
 def dashboard(state: RF90State, seat: int) -> str:
     """The seat's own car and hand, for its cockpit only."""
     car = next(c for c in state.cars if c.seat == seat)
     cards = _cards(state)
     hand = ", ".join(cards[c].label for c in car.hand) or "no cards"
-    skills, strategies = _names("skill"), _names("strategy")
+    skill = catalog.name(car.skill)
+    if state.phase in ("setup", "qualifying"):
+        # before the grid: no place, lap or fuel yet, only what this driver has chosen
+        chosen = [
+            f"set-up: tyres {car.setup.tyres}, wear {car.setup.wear}, cards {car.setup.cards}"
+            if car.setup_chosen
+            else "set-up: not chosen yet",
+            f"skill {skill}",
+        ]
+        if car.qual_fuel is not None:
+            chosen.append(f"fuel to turn {car.qual_fuel}")
+        return (
+            f"**{shown(car.name)}** · before the start · "
+            + " · ".join(chosen)
+            + (f"\nHand: {hand}")
+        )
     return (
         f"**{shown(car.name)}** · section {car.section}, lap "
         f"{car.lap} · tyres {car.tyre or '-'} ({car.chips} chips) · damage {car.damage_red} red, "
         f"{car.damage_brown} brown · refuel by turn {car.fuel_turn} · strategy "
-        f"{strategies.get(car.strategy or '', '-')} · skill {skills.get(car.skill or '', '-')}\n"
+        f"{catalog.name(car.strategy)} · skill {skill}\n"
         f"Hand: {hand}"
     )
 

@@ -550,6 +550,23 @@ def _traj_index(name: str) -> dict[str, tuple[int, Trajectory]]:
     return {t.id: (s.index, t) for s in track(name).sections for t in s.trajectories}
 
 
+@cache
+def _names() -> dict[str, str]:
+    rows: list[Skill | Strategy] = [*tables().skills, *tables().strategies]
+    names = {row.id: row.name for row in rows}
+    if len(names) != len(rows):
+        raise ValueError("rules.json: a skill and a strategy share an id")
+    return names
+
+
+def name(catalogue_id: str | None, default: str = "-") -> str:
+    """What players call a skill or a strategy: its name in the rules, never its id
+    (`rain_expert` is "Rain Expert"); `default` for none."""
+    if catalogue_id is None:
+        return default
+    return _names().get(catalogue_id, catalogue_id)
+
+
 def strategy_ids() -> list[str]:
     return [s.id for s in tables().strategies]
 

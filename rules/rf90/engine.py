@@ -273,7 +273,7 @@ class RF90(Game[RF90State]):
         car.skill = a.skill
         car.setup = Setup(tyres=a.tyres, wear=a.wear, cards=a.cards)
         car.setup_chosen = True
-        skill = f", skill {a.skill}" if a.skill else ""
+        skill = f", skill {cat.name(a.skill)}" if a.skill else ""
         ctx.ev(
             "setup",
             f"{car.name} sets up: tyres {a.tyres}, wear {a.wear}, cards {a.cards}{skill}.",
@@ -1219,16 +1219,28 @@ class RF90(Game[RF90State]):
     def public_view(self, state: RF90State) -> dict[str, Any]:
         data = state.model_dump(mode="json", exclude={"rng"})
         hide_quals = state.phase in ("setup", "qualifying")
+        # set-ups are secret until every seat has chosen (Paddock rule, docs/rules/rf90.md)
+        hide_setups = state.phase == "setup" and any(
+            not c.setup_chosen for c in state.cars if c.seat is not None
+        )
         for car in data["cars"]:
             car["hand"] = len(car["hand"])
             if hide_quals:
                 car["qual_card"] = None
                 car["qual_fuel"] = None
+            if hide_setups:
+                car["skill"] = None
+                car["setup"] = None
         data["race_draw"] = len(state.race_draw)
         data["track_draw"] = len(state.track_draw)
         # counts only: a substitute car's discarded hand is not shown (HTP, Substitute Car)
         data["race_discard"] = len(state.race_discard)
         data["track_discard"] = len(state.track_discard)
+        if state.phase == "setup":
+            # nor, by the piles' sizes, that anyone took one before all have decided: the
+            # sizes as they were before the substitute cars (a swap draws what it discards)
+            data["race_draw"] += data["race_discard"]
+            data["race_discard"] = 0
         if data["pending"] is not None:
             data["pending"]["drawn"] = len(data["pending"]["drawn"])
         if data["duel"] is not None:
@@ -1243,6 +1255,8 @@ class RF90(Game[RF90State]):
         mine["hand"] = list(car.hand)
         mine["qual_card"] = car.qual_card
         mine["qual_fuel"] = car.qual_fuel
+        mine["skill"] = car.skill
+        mine["setup"] = car.setup.model_dump(mode="json")
         if state.pending is not None and state.pending.car == car.id:
             data["pending"]["drawn"] = list(state.pending.drawn)
         if state.duel is not None and car.id in state.duel.cards:

@@ -406,8 +406,18 @@ def test_the_public_view_shows_discard_piles_as_counts_only():
     for seat in (0, 1):
         state, _ = GAME.apply(state, ChooseSetup(seat=seat))
     old_hand = list(state.cars[0].hand)
+    before = GAME.public_view(state)
     state, _ = GAME.apply(state, Mulligan(seat=0, swap=True))
     assert sorted(state.race_discard) == sorted(old_hand)  # the engine keeps them
+    # Until every player has decided, nothing tells that one took the substitute car (a
+    # Paddock rule: the substitute cars are told together).
+    for view in (GAME.public_view(state), GAME.seat_view(state, 1)):
+        assert (view["race_draw"], view["race_discard"]) == (
+            before["race_draw"],
+            before["race_discard"],
+        )
+    state, _ = GAME.apply(state, Mulligan(seat=1, swap=False))
+    assert state.phase == "qualifying"
     for view in (GAME.public_view(state), GAME.seat_view(state, 1)):
         assert view["race_discard"] == len(old_hand)
         assert view["track_discard"] == 0
