@@ -14,7 +14,7 @@ from bot.errors import NotPosted, is_expired
 from bot.posting import PostChannel, answer_or_post, edit_source
 from bot.presenter import Loaded, Presenter, timestamp
 from rules.base import Event, get_game
-from rules.errors import PaddockError
+from rules.errors import BadConfig, PaddockError
 from store.errors import NotFound
 from store.models import GameRecord, Seat, Timer, TimerSpec
 
@@ -376,8 +376,8 @@ class LifeCycle:
         config = presenter.rules_config(record, all_seats)
         try:
             state = game.new_game(record.seed, config)
-        except ValueError as exc:  # a config the rules refuse, said in one line
-            raise PaddockError(_first_line(exc)) from None
+        except BadConfig as exc:  # the rules' reason, told as what to do in this lobby
+            raise PaddockError(presenter.config_refusal(exc, record.settings)) from None
         now = self.bot.timers.clock()
         loaded = Loaded(
             # The start counts as the players' last action, for the idle-race timer.
@@ -763,11 +763,3 @@ def _robots_drive(presenter: Presenter) -> None:
             f"{presenter.title} is played in real time: there are no turns for a robot to "
             f"take. `/{presenter.area} abandon` ends a game nobody plays."
         )
-
-
-def _first_line(exc: Exception) -> str:
-    text = str(exc)
-    for line in text.splitlines():
-        if line.strip().startswith("Value error,"):
-            return line.split("Value error,", 1)[1].split("[")[0].strip().capitalize() + "."
-    return text.splitlines()[0]

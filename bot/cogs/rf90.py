@@ -518,11 +518,18 @@ class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 r
     ) -> None:
         assert interaction.guild is not None
         full = catalog.track(track.value).race_turns
-        if turns is not None and turns > full:
+        if turns is not None and not catalog.MIN_RACE_TURNS <= turns <= full:
             raise PaddockError(
                 f"A race at {track.name} lasts at most {full} game turns: "
                 f"choose {catalog.MIN_RACE_TURNS} to {full}, or leave turns out for the full race."
             )
+        # Discord keeps options in their ranges; discord.py does not check, so here too.
+        if not 1 <= max_players <= 6:
+            raise PaddockError("A race has 1 to 6 drivers (robots fill the grid).")
+        if not 1 <= turn_minutes <= 10080:
+            raise PaddockError("The time for a decision is 1 minute to 7 days (10080 minutes).")
+        if not 1 <= idle_days <= 60:
+            raise PaddockError("An idle race is abandoned after 1 to 60 days.")
         found = await league_round_for_game(
             self.store, interaction.guild.id, league, round, KIND, interaction.user.id
         )
