@@ -306,7 +306,20 @@ class PostgresGameStore(PostgresLeagueStore):
         self, kind: str, *, channel_id: int | None = None, thread_id: int | None = None
     ) -> GameRecord | None:
         """The newest unfinished game of this kind in a channel or thread."""
-        where = ["g.kind = $1", "g.status IN ('lobby', 'running')"]
+        return await self._newest(kind, channel_id, thread_id, unfinished=True)
+
+    async def latest_game(
+        self, kind: str, *, channel_id: int | None = None, thread_id: int | None = None
+    ) -> GameRecord | None:
+        """The newest game of this kind in a channel or thread, over or not."""
+        return await self._newest(kind, channel_id, thread_id, unfinished=False)
+
+    async def _newest(
+        self, kind: str, channel_id: int | None, thread_id: int | None, *, unfinished: bool
+    ) -> GameRecord | None:
+        where = ["g.kind = $1"]
+        if unfinished:
+            where.append("g.status IN ('lobby', 'running')")
         args: list[str | int] = [kind]
         if channel_id is not None:
             args.append(channel_id)

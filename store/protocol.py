@@ -189,7 +189,16 @@ class Store(Protocol):
 
     async def find_game(
         self, kind: str, *, channel_id: int | None = None, thread_id: int | None = None
-    ) -> GameRecord | None: ...
+    ) -> GameRecord | None:
+        """The newest unfinished (lobby or running) game of this kind there."""
+        ...
+
+    async def latest_game(
+        self, kind: str, *, channel_id: int | None = None, thread_id: int | None = None
+    ) -> GameRecord | None:
+        """The newest game of this kind there, whatever its status (finished, abandoned or
+        a cancelled lobby too): a thread has one game, a channel the last of several."""
+        ...
 
     async def update_game(self, game_id: int, **fields: Any) -> None: ...
 

@@ -535,6 +535,27 @@ async def test_games_seats_and_lobby_round_trip(store: Store) -> None:
         await store.append_action(lobby.id + 100, 0, "A", "{}", "{}")
 
 
+async def test_the_latest_game_of_a_place_is_found_whatever_its_status(store: Store) -> None:
+    """`find_game` finds the game under way; `latest_game` the newest game of a channel or
+    thread even once it is over (a channel may have had several games: the newest is meant)."""
+    first = await store.create_game("toy", 1, {}, "{}", channel_id=7, status="running")
+    assert await store.end_game(first.id, from_status=("running",))
+    assert await store.find_game("toy", channel_id=7) is None
+    assert (await store.latest_game("toy", channel_id=7)) == await store.load_game(first.id)
+    second = await store.create_game("toy", 2, {}, "{}", channel_id=7, status="running")
+    await store.append_action(second.id, 0, "A", "{}", '{"at": 1}', status="finished")
+    latest = await store.latest_game("toy", channel_id=7)
+    assert latest is not None and latest.id == second.id and latest.status == "finished"
+    threaded = await store.create_game("toy", 3, {}, None, channel_id=7, status="lobby")
+    await store.update_game(threaded.id, thread_id=70)
+    assert await store.end_game(threaded.id, from_status=("lobby",))
+    cancelled = await store.latest_game("toy", thread_id=70)
+    assert cancelled is not None and cancelled.id == threaded.id
+    assert cancelled.status == "abandoned" and cancelled.state_json is None
+    assert await store.latest_game("toy", thread_id=71) is None
+    assert await store.latest_game("other", channel_id=7) is None
+
+
 async def test_a_new_lobby_and_its_idle_timer_are_written_together(store: Store) -> None:
     """A lobby is stored with the timer that closes it if nobody starts it, in one
     transaction: a create that fails leaves neither the game nor a timer behind."""
