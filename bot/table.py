@@ -185,14 +185,25 @@ class Table(LifeCycle):
         return driver is None or driver.driven_by_robot
 
     async def game_here(
-        self, interaction: discord.Interaction, presenter: Presenter, *, running: bool = True
+        self,
+        interaction: discord.Interaction,
+        presenter: Presenter,
+        *,
+        running: bool = True,
+        ended: bool = False,
     ) -> GameRecord:
-        """The game of this thread (or channel, for games played in one)."""
+        """The game of this thread (or the newest of this channel, for games played in
+        one). A game that is over is refused with how it ended and what still works,
+        unless `ended` (a command that shows it: its log, its replay) and it was played."""
         where = {"thread_id" if presenter.in_thread else "channel_id": interaction.channel_id}
-        record = await self.store.find_game(presenter.kind, **where)
+        record = await self.store.latest_game(presenter.kind, **where)
         place = "thread" if presenter.in_thread else "channel"
         if record is None:
             raise PaddockError(f"There is no {presenter.title} {presenter.noun} in this {place}.")
+        if record.status not in ("lobby", "running"):
+            if not ended or record.state_json is None:
+                raise PaddockError(self.over_text(record))
+            return record
         if running and record.status != "running":
             raise PaddockError(f"This {presenter.noun} has not started yet.")
         return record
@@ -550,7 +561,22 @@ class Table(LifeCycle):
         for seq, actor, events in (await self.history(loaded))[-count:]:
             said = "; ".join(shown(e.text) for e in events if e.text) or "(no public effect)"
             lines.append(f"`{seq}` {shown(who(actor))}: {said}")
-        return _clip("\n".join(lines) or "Nothing has been played yet.")
+        lines = lines or ["Nothing has been played yet."]
+        return _clip("\n".join([*lines, *self.end_lines(loaded)]))
+
+    def end_lines(self, loaded: Loaded) -> list[str]:
+        """How a game that is over ended, after its last action (none while it is on)."""
+        record, noun = loaded.record, self.presenter(loaded.record).noun
+        if record.status in ("lobby", "running"):
+            return []
+        if self.ending(record) == "abandoned":
+            return [f"🏳 **This {noun} is over**: it was abandoned here."]
+        order = ", ".join(
+            f"{p.place}. {shown(loaded.name(p.seat))}"
+            + ("" if p.status in ("running", "finished") else f" ({p.status})")
+            for p in loaded.game.classification(loaded.state)
+        )
+        return [f"🏁 **This {noun} is over**: it has finished. Final order: {order}."]
 
     # Publishing ------------------------------------------------------------------------
 

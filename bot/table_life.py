@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, cast
 
 import discord
+from discord import app_commands
 
 from bot.components import INVALID_BUTTON, button, human_seat, shown, view_of
 from bot.errors import NotPosted, is_expired
@@ -677,6 +678,47 @@ class LifeCycle:
             await presenter.recover(cast("Table", self), loaded)
         else:
             await presenter.repost(cast("Table", self), loaded)
+
+    # A game that is over ----------------------------------------------------------------
+
+    @staticmethod
+    def ending(record: GameRecord) -> str:
+        """How a game that is over ended: finished, abandoned (a race stopped) or cancelled
+        (a lobby closed before the start)."""
+        if record.status == "finished":
+            return "finished"
+        return "abandoned" if record.state_json is not None else "cancelled"
+
+    def over_text(self, record: GameRecord) -> str:
+        """One line for a command used where a game is over: how it ended, and what still
+        works there (its log, its replay, the league table, a new game)."""
+        presenter = self.presenter(record)
+        area, noun = presenter.area, presenter.noun
+        if presenter.in_thread:
+            subject, again = f"This {noun}", f"`/{area} new` opens a new {noun}"
+        else:
+            subject = f"The last {presenter.title} {noun} in this channel"
+            again = f"`/{area} start` begins a new {noun} here"
+        ending = self.ending(record)
+        if ending == "cancelled":
+            return (
+                f"{subject} is over: its lobby was cancelled before the start, so nothing "
+                f"was played. {again}."
+            )
+        league = record.league_id is not None
+        how = "it has finished" if ending == "finished" else "it was abandoned"
+        if ending == "abandoned" and league:
+            how += ", so it scores no league points"
+        still = [f"`/{area} log` tells its moves"]
+        group = self.bot.tree.get_command(area)
+        if isinstance(group, app_commands.Group) and group.get_command("replay") is not None:
+            still.append(f"`/{area} replay` shows it again")
+        if league and ending == "finished":
+            still.append("`/league standings` shows the league table")
+        if not presenter.in_thread:
+            still.append(again)
+        told = ", ".join(still[:-1]) + (" and " if len(still) > 1 else "") + still[-1]
+        return f"{subject} is over: {how}. {told}."
 
     # Faults ----------------------------------------------------------------------------
 

@@ -293,7 +293,7 @@ async def test_cancel_a_lobby_by_button_and_by_command(tmp_path: Path) -> None:
         assert (await store.load_game(gid)).status == "abandoned"
         assert buttons(d.backend.messages[record.status_message_id]) == []  # lobby closed
         again = await d.slash("f1", "cancel", user=ALICE, channel_id=thread)
-        assert again.ephemeral and "no Waddington's Formula 1 race" in again.content
+        assert again.ephemeral and "lobby was cancelled" in again.content
 
 
 async def test_abandon_a_race_with_a_confirm_button(tmp_path: Path) -> None:

@@ -570,7 +570,7 @@ class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 r
         name="replay", description="Post this race as an animation: one frame per activation"
     )
     async def replay(self, interaction: discord.Interaction) -> None:
-        record = await self.table.game_here(interaction, self.presenter, running=False)
+        record = await self.table.game_here(interaction, self.presenter, running=False, ended=True)
         if record.state_json is None:
             raise PaddockError("This race has not started yet: nothing to replay.")
         await interaction.response.defer(thinking=True)
@@ -579,6 +579,12 @@ class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 r
 
         def render() -> bytes:  # ~10 s of drawing on one core: never on the event loop
             states = activation_states(GAME, record.seed, record.config, actions)
+            if len(states) < 2 and record.status != "running":
+                raise PaddockError(
+                    f"This race is over: it was {self.table.ending(record)} before its first "
+                    "section activation, so there is nothing to replay; `/rf90 log` tells its "
+                    "moves."
+                )
             if len(states) < 2:
                 raise PaddockError("The race has not reached its first activation yet.")
             return render_replay(states)
@@ -590,6 +596,9 @@ class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 r
         data = self._replays[key]
         state = GAME.load_state(record.state_json)
         done = "the whole race" if state.phase == "finished" else f"up to game turn {state.turn}"
+        if record.status not in ("lobby", "running"):  # watched again once it is over
+            ending = self.table.ending(record)
+            done += " (it has finished)" if ending == "finished" else f", where it was {ending}"
         await interaction.followup.send(
             f"Replay of {shown(record.settings.get('title', 'the race'))}"
             f": {done}, one frame per section activation.",
