@@ -23,6 +23,7 @@ import discord
 from bot.components import INVALID_BUTTON, shown, view_of
 from bot.errors import NotPosted
 from bot.memory import TRIMMER
+from bot.pages import MESSAGE, numbered_page_of, page_view, pages
 from bot.posting import PostChannel, defer, not_posted
 from bot.presenter import REMINDER_AT, Frame, Image, Loaded, Presenter
 from bot.table_life import MENTION_NONE, REPOST, LifeCycle, mention_only
@@ -226,6 +227,8 @@ class Table(LifeCycle):
                 await self.act_button(interaction, presenter, record.id, arg, answered=answered)
             elif action == "abandon":
                 await self.abandon(interaction, record, confirmed=True)
+            elif action == "page":
+                await self.log_button(interaction, record, arg)
             elif not await presenter.on_button(self, interaction, record.id, action, arg or ""):
                 raise InvalidButton()
 
@@ -544,9 +547,13 @@ class Table(LifeCycle):
 
         return await asyncio.to_thread(replay)
 
-    async def log_text(self, loaded: Loaded, count: int) -> str:
-        """The last `count` actions in words: who acted, and what happened (the lines the
-        thread was shown, so nothing private)."""
+    async def log_page(
+        self, loaded: Loaded, count: int, upto: int, page: int | None = None
+    ) -> tuple[str, discord.ui.View | None]:
+        """The `count` actions up to `upto` in words: who acted, and what happened (the
+        lines the thread was shown, so nothing private), cut into pages within a message;
+        page `page` (None: the last, the newest actions) and its ◀ / ▶, which name the
+        actions asked for: a page shows the same ones after the race has moved on."""
         names = {str(s.user_id): s.name for s in loaded.seats.values() if s.user_id}
 
         def who(actor: str) -> str:
@@ -558,11 +565,34 @@ class Table(LifeCycle):
             return {"robot": "robot", "forced": "forced", "bot": "the bot"}.get(kind, kind)
 
         lines = []
-        for seq, actor, events in (await self.history(loaded))[-count:]:
-            said = "; ".join(shown(e.text) for e in events if e.text) or "(no public effect)"
-            lines.append(f"`{seq}` {shown(who(actor))}: {said}")
+        for seq, actor, events in await self.history(loaded):
+            if upto - count < seq <= upto:
+                said = "; ".join(shown(e.text) for e in events if e.text) or "(no public effect)"
+                lines.append(f"`{seq}` {shown(who(actor))}: {said}")
         lines = lines or ["Nothing has been played yet."]
-        return _clip("\n".join([*lines, *self.end_lines(loaded)]))
+        if upto == loaded.record.seq:  # a log that reaches the end tells how it ended
+            lines += self.end_lines(loaded)
+        cut = pages(lines, MESSAGE)
+        page = len(cut) - 1 if page is None else min(page, len(cut) - 1)
+        area = self.presenter(loaded.record).area
+        return cut[page], page_view(area, loaded.id, f"log-{upto}-{count}", page, len(cut))
+
+    async def log_button(
+        self, interaction: discord.Interaction, record: GameRecord, arg: str | None
+    ) -> None:
+        """◀ / ▶ of a log: the page it names, on the private answer it sits on (only
+        there: the log's asker's own message)."""
+        found = numbered_page_of(arg, "log", 2)
+        message = interaction.message
+        if found is None or message is None or not message.flags.ephemeral:
+            raise InvalidButton()
+        (upto, count), page = found
+        if not (1 <= count <= 50 and 0 <= upto <= record.seq):
+            raise InvalidButton()
+        text, view = await self.log_page(await self.load(record.id), count, upto, page)
+        await interaction.response.edit_message(
+            content=text, view=view, allowed_mentions=MENTION_NONE
+        )
 
     def end_lines(self, loaded: Loaded) -> list[str]:
         """How a game that is over ended, after its last action (none while it is on)."""

@@ -56,9 +56,13 @@ class TableCog(commands.GroupCog):
         record = await self.table.game_here(interaction, self.presenter, ended=True)
         loaded = await self.table.load(record.id)
         await interaction.response.defer(ephemeral=True, thinking=True)
-        text = await self.table.log_text(loaded, max(1, min(count, 50)))
+        count = max(1, min(count, 50))
+        text, pager = await self.table.log_page(loaded, count, loaded.record.seq)
         await interaction.followup.send(
-            text, ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
+            text,
+            view=pager or discord.utils.MISSING,
+            ephemeral=True,
+            allowed_mentions=discord.AllowedMentions.none(),
         )
 
     @app_commands.command(name="cancel", description="Close this lobby (host or league admin)")
