@@ -444,6 +444,9 @@ class RF90Presenter(Presenter[RF90State]):
             button(answer[:80], AREA, game_id, "pick", encode(token, [*path, page * PAGE + i]))
             for i, answer in enumerate(shown)
         ]
+        if page > 0:  # back a page of the same question (a first question has no Back)
+            back = encode(token, path, page - 1)
+            items.append(button(f"◀ Page {page}", AREA, game_id, "pick", back))
         if (page + 1) * PAGE < len(q.answers):
             items.append(button("More…", AREA, game_id, "pick", encode(token, path, page + 1)))
         if path:
