@@ -26,7 +26,7 @@ from bot.memory import TRIMMER
 from bot.pages import MESSAGE, numbered_page_of, page_view, pages
 from bot.posting import PostChannel, defer, not_posted
 from bot.presenter import REMINDER_AT, Frame, Image, Loaded, Presenter
-from bot.table_life import MENTION_NONE, REPOST, LifeCycle, mention_only
+from bot.table_life import ARCHIVE, MENTION_NONE, REPOST, LifeCycle, mention_only
 from bot.threads import image_pool
 from rules.base import Action, Event, GameState, get_game
 from rules.championship import places_among_members
@@ -89,6 +89,7 @@ class Table(LifeCycle):
         self.fault: Callable[[str, int], None] = lambda point, seq: None  # tests stop the bot here
         bot.add_listener(self.on_thread_gone, "on_raw_thread_delete")  # a race goes on elsewhere
         bot.add_listener(self.on_repost, f"on_{REPOST}_timer_complete")  # after a failed post
+        bot.add_listener(self.on_archive, f"on_{ARCHIVE}_timer_complete")  # a race over
 
     @property
     def store(self):  # noqa: ANN201 - the bot's store
@@ -337,6 +338,7 @@ class Table(LifeCycle):
         publish. `frames`: (label, state, events so far, index of the step that ended it) of
         the pictures on the way."""
         now = self.bot.timers.clock()
+        ends = loaded.game.is_terminal(state)  # the finish arms its own timers
         played = await play.persist(
             self.store,
             loaded.record,
@@ -350,6 +352,7 @@ class Table(LifeCycle):
                 loaded.id, self.timers_for(loaded, state, now, human=human)
             ),
             human_at=now if human else None,
+            end_timers=await self.end_timers(loaded.record) if ends else None,
         )
         record = loaded.record.model_copy(
             update={

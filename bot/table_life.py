@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("paddock.table")
 MENTION_NONE = discord.AllowedMentions.none()
 REPOST = "paddock_repost"  # the timer that shows a race again after a failed post
+ARCHIVE = "paddock_archive"  # the timer that archives a race's thread a while after its end
+ARCHIVE_HOURS = 1  # that while, for a race in no league (a league sets its own)
 
 
 def mention_only(*user_ids: int | None) -> discord.AllowedMentions:
@@ -325,7 +327,8 @@ class LifeCycle:
                 settings["robots"] = robots
             elif action == "cancel":
                 await self.require_manager(interaction, record, "cancel this lobby")
-                await self.store.end_game(game_id, from_status=("lobby",))
+                timers = await self.end_timers(record)
+                await self.store.end_game(game_id, from_status=("lobby",), timers=timers)
                 await edit_source(
                     interaction,
                     content=f"Lobby cancelled by {user.mention}.",
@@ -528,7 +531,8 @@ class LifeCycle:
         """End a lobby or a race with no league points (its status and timers in one
         transaction), strip its live message of buttons and post `notice`. False when it
         had already ended."""
-        if not await self.store.end_game(record.id, from_status=(record.status,)):
+        timers = await self.end_timers(record)
+        if not await self.store.end_game(record.id, from_status=(record.status,), timers=timers):
             return False
         self.forget(record.id)
         live = record.status_message_id if record.status == "lobby" else record.prompt_message_id
@@ -719,6 +723,42 @@ class LifeCycle:
             still.append(again)
         told = ", ".join(still[:-1]) + (" and " if len(still) > 1 else "") + still[-1]
         return f"{subject} is over: {how}. {told}."
+
+    # Archiving the thread of a race that is over --------------------------------------
+
+    async def end_timers(self, record: GameRecord) -> list[TimerSpec]:
+        """The timers a game's end arms, stored with the end (which drops the others): its
+        race thread archived after its league's grace (ARCHIVE_HOURS without a league).
+        None for a game played in a channel: the channel is not the bot's to archive."""
+        if not self.presenter(record).in_thread or record.thread_id is None:
+            return []
+        hours = ARCHIVE_HOURS
+        if record.league_id is not None:
+            hours = (await self.store.league_by_id(record.league_id)).archive_hours
+        return [TimerSpec(event=ARCHIVE, due_at=self.bot.timers.clock() + hours * 3600)]
+
+    async def on_archive(self, timer: Timer) -> None:
+        """A while after a race ended, its thread is archived, not locked: it leaves the
+        server's active threads (Discord allows 1,000) and anyone may still talk in it. A
+        thread a moderator locked, or one the bot may not archive, is left as it is."""
+        assert timer.game_id is not None
+        try:
+            record = await self.store.load_game(timer.game_id)
+        except NotFound:
+            return
+        if record.status in ("lobby", "running") or record.thread_id is None:
+            return  # not over (a stray timer): its thread is in use
+        try:
+            thread = await self.bot.fetch_channel(record.thread_id)  # as it is now
+            if not isinstance(thread, discord.Thread) or thread.archived or thread.locked:
+                return
+            await thread.edit(archived=True, locked=False)
+        except discord.HTTPException as exc:  # no Manage Threads (403), deleted, an outage
+            log.warning(
+                "game %s: could not archive thread %s: %s", record.id, record.thread_id, exc
+            )
+            return
+        log.info("game %s: archived its thread %s", record.id, record.thread_id)
 
     # Faults ----------------------------------------------------------------------------
 

@@ -192,9 +192,16 @@ class GameStore(LeagueStore):
         )
         return [GameRecord.from_row(r) for r in rows]
 
-    async def end_game(self, game_id: int, *, from_status: tuple[str, ...]) -> bool:
-        """Abandon a game (a cancelled lobby or an abandoned race): status, no timers, in one
-        transaction. False when it was no longer in one of `from_status`."""
+    async def end_game(
+        self,
+        game_id: int,
+        *,
+        from_status: tuple[str, ...],
+        timers: list[TimerSpec] | None = None,
+    ) -> bool:
+        """Abandon a game (a cancelled lobby or an abandoned race): status, and its timers
+        replaced by `timers` (none by default), in one transaction. False when it was no
+        longer in one of `from_status`."""
         marks = ", ".join("?" * len(from_status))
 
         def end(raw: sqlite3.Connection) -> bool:
@@ -205,7 +212,7 @@ class GameStore(LeagueStore):
             )
             if cur.rowcount == 0:
                 return False
-            raw.execute("DELETE FROM timers WHERE game_id = ?", (game_id,))
+            _replace_timers(raw, game_id, timers or [])
             return True
 
         return await self.write(end)

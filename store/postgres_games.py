@@ -248,9 +248,16 @@ class PostgresGameStore(PostgresLeagueStore):
         rows = await self._all(f"SELECT {_GAME_COLUMNS} {_FROM}{where} ORDER BY g.id")
         return [GameRecord.from_row(r) for r in rows]
 
-    async def end_game(self, game_id: int, *, from_status: tuple[str, ...]) -> bool:
-        """Abandon a game (a cancelled lobby or an abandoned race): status, no timers, in one
-        transaction. False when it was no longer in one of `from_status`."""
+    async def end_game(
+        self,
+        game_id: int,
+        *,
+        from_status: tuple[str, ...],
+        timers: list[TimerSpec] | None = None,
+    ) -> bool:
+        """Abandon a game (a cancelled lobby or an abandoned race): status, and its timers
+        replaced by `timers` (none by default), in one transaction. False when it was no
+        longer in one of `from_status`."""
         async with self.transaction() as db:
             # One statement: it waits for the row's other writer, then checks the status
             # that writer left.
@@ -263,7 +270,7 @@ class PostgresGameStore(PostgresLeagueStore):
             )
             if done is None:
                 return False
-            await db.execute("DELETE FROM timers WHERE game_id = $1", game_id)
+            await self._replace_timers(db, game_id, timers or [])  # under the row's lock
         return True
 
     async def games_of_user(self, guild_id: int, user_id: int) -> list[GameRecord]:

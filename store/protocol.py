@@ -96,6 +96,8 @@ class Store(Protocol):
 
     async def set_robots_take_places(self, league: League, on: bool) -> League: ...
 
+    async def set_archive_hours(self, league: League, hours: int) -> League: ...
+
     async def members(self, league_id: int, *, active_only: bool = False) -> list[Member]: ...
 
     async def member_by_user(self, league_id: int, user_id: int) -> Member | None: ...
@@ -202,7 +204,16 @@ class Store(Protocol):
 
     async def update_game(self, game_id: int, **fields: Any) -> None: ...
 
-    async def end_game(self, game_id: int, *, from_status: tuple[str, ...]) -> bool: ...
+    async def end_game(
+        self,
+        game_id: int,
+        *,
+        from_status: tuple[str, ...],
+        timers: list[TimerSpec] | None = None,
+    ) -> bool:
+        """Abandon a game still in one of `from_status`: its status and its timers replaced
+        by `timers` (those its end arms, e.g. archiving its thread), in one transaction."""
+        ...
 
     async def append_action(
         self,

@@ -97,6 +97,7 @@ async def test_migrations_apply_once_and_are_recorded(backend_url: str) -> None:
         (2, "game_settings"),
         (3, "games_by_channel"),
         (4, "table_layer"),
+        (5, "archive_threads"),
     ]
     if kind(backend_url) == "sqlite":
         assert (await query(backend_url, "PRAGMA journal_mode"))[0][0] == "wal"
@@ -712,3 +713,44 @@ async def test_league_setting_decides_whether_robots_take_places(
     members = {m.id: m.user_id for m in await store.members(league.id)}
     got = {members[r.member_id]: r.place for r in await store.results(league.id)}
     assert got == expected
+
+
+async def test_a_league_sets_how_long_after_its_races_their_threads_are_archived(
+    store: Store,
+) -> None:
+    league = await store.create_league(1, "Cup", "rf90", "waddington", [10, 8, 6], None)
+    assert league.archive_hours == 1  # an hour by default
+    league = await store.set_archive_hours(league, 48)
+    assert (await store.league_by_id(league.id)).archive_hours == 48
+    closed = await store.close_season(league)
+    with pytest.raises(LeagueError, match="closed"):
+        await store.set_archive_hours(closed, 2)
+    assert (await store.league_by_id(league.id)).archive_hours == 48
+
+
+async def test_a_game_ends_with_the_timers_its_end_arms_and_no_others(store: Store) -> None:
+    """The end of a game replaces its timers (a turn's, an idle game's) by those the end
+    arms, in the same transaction: an abandon's or a cancel's, and a finishing action's."""
+    archive = [TimerSpec(event="paddock_archive", due_at=50.0)]
+    lobby = await store.create_game(
+        "toy", 1, {}, None, status="lobby", timers=[TimerSpec(event="idle", due_at=9.0)]
+    )
+    assert await store.end_game(lobby.id, from_status=("lobby",), timers=archive)
+    assert [(t.event, t.due_at) for t in await store.timers(lobby.id)] == [
+        ("paddock_archive", 50.0)
+    ]
+    assert not await store.end_game(lobby.id, from_status=("lobby",), timers=[])
+    assert len(await store.timers(lobby.id)) == 1  # a second end changes nothing
+    toy()
+    record, _ = await play.new_game(store, "toy", 2, {"players": 2}, [])
+    turn = [TimerSpec(event="turn", due_at=5.0)]
+    for n in range(100):
+        played = await play.act(
+            store, record.id, Roll(seat=n % 2), "A", timers=turn, end_timers=archive
+        )
+        events = [t.event for t in await store.timers(record.id)]
+        if played.finished:
+            assert events == ["paddock_archive"]
+            break
+        assert events == ["turn"]
+    assert played.finished

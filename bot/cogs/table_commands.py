@@ -74,7 +74,8 @@ class TableCog(commands.GroupCog):
                 f"`/{self.presenter.area} abandon` to end it."
             )
         await self.table.require_manager(interaction, record, "cancel this lobby")
-        if not await self.store.end_game(record.id, from_status=("lobby",)):
+        timers = await self.table.end_timers(record)
+        if not await self.store.end_game(record.id, from_status=("lobby",), timers=timers):
             raise PaddockError("This lobby is already closed.")
         channel = await self.table.channel_of(record)
         await self.table.strip_prompt(channel, record.status_message_id)  # the lobby's buttons
