@@ -43,6 +43,7 @@ REQUIRED_PERMISSIONS = discord.Permissions(
     attach_files=True,
     read_message_history=True,
     add_reactions=True,  # the ✅ on a Pit Formula repair typed as a message
+    manage_threads=True,  # a race's thread is archived a while after the race is over
 )
 INVITE_SCOPES = ("bot", "applications.commands")
 

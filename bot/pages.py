@@ -1,6 +1,8 @@
 """Long texts cut into pages within Discord's limits (an embed field 1,024 characters, a
 description 4,096, a message 2,000), turned with ◀ / ▶ buttons whose custom_ids name the
-page (`pd:<area>:<ref>:page:<what>.<n>`), so a restart keeps them working."""
+page (`pd:<area>:<ref>:page:<what>.<n>`, or `<what>-<a>-<b>.<n>` for a text made from
+numbers, e.g. a log's last action and how many actions it tells), so a restart keeps them
+working."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import discord
 from bot.components import button, view_of
 
 FIELD, DESCRIPTION, MESSAGE = 1024, 4096, 2000
-PAGE_ARG = re.compile(r"(?P<what>[a-z]+)\.(?P<page>\d{1,4})")
+PAGE_ARG = re.compile(r"(?P<what>[a-z]+)(?P<numbers>(?:-\d{1,19})*)\.(?P<page>\d{1,4})")
 
 
 def pages(lines: list[str], limit: int) -> list[str]:
@@ -45,6 +47,16 @@ def page_view(area: str, ref: int, what: str, page: int, count: int) -> discord.
 def page_of(arg: str | None, kinds: tuple[str, ...]) -> tuple[str, int] | None:
     """(what, page) of a page button's argument, None if it is not one of `kinds`."""
     match = PAGE_ARG.fullmatch(arg or "")
-    if match is None or match["what"] not in kinds:
+    if match is None or match["what"] not in kinds or match["numbers"]:
         return None
     return match["what"], int(match["page"])
+
+
+def numbered_page_of(arg: str | None, kind: str, count: int) -> tuple[list[int], int] | None:
+    """(numbers, page) of a page button of `kind` named by `count` numbers (`what` given
+    to `page_view` as `<kind>-<a>-<b>`), None for anything else."""
+    match = PAGE_ARG.fullmatch(arg or "")
+    if match is None or match["what"] != kind:
+        return None
+    numbers = [int(n) for n in match["numbers"].split("-")[1:]]
+    return (numbers, int(match["page"])) if len(numbers) == count else None

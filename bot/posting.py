@@ -74,6 +74,8 @@ async def unarchive(channel: Any) -> bool:
     """Reopen an archived thread; False when it cannot be (locked, no permission)."""
     if not isinstance(channel, discord.Thread):
         return False
+    if channel.locked:  # a moderator's lock: Manage Threads could lift it, the bot will not
+        return False
     try:
         await channel.edit(archived=False)
     except discord.HTTPException as exc:

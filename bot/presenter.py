@@ -16,6 +16,7 @@ import discord
 from bot.components import shown
 from bot.feed import Feed
 from rules.base import Event, Game, GameState, get_game
+from rules.errors import BadConfig
 from store.models import GameRecord, Seat, TimerSpec
 
 if TYPE_CHECKING:
@@ -123,6 +124,14 @@ class Presenter(Generic[S]):
     def rules_config(self, record: GameRecord, seats: list[Seat]) -> dict[str, Any]:
         """The rules config made at the start from the lobby's settings and seats."""
         raise NotImplementedError
+
+    def config_refusal(
+        self, error: BadConfig, settings: dict[str, Any], *, lobby: bool = True
+    ) -> str:
+        """What a player reads when the rules refuse the config made from these settings:
+        what to do about it, in the lobby (`lobby`) or in the command that named the
+        players. By default the rules' own words."""
+        return error.message
 
     def start_lines(self, loaded: Loaded[S]) -> list[str]:
         """What the thread is told when the race starts."""

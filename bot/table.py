@@ -25,9 +25,10 @@ from bot.errors import NotPosted
 from bot.feed import MESSAGE_LIMIT, Feed, split
 from bot.feed import clip as _clip
 from bot.memory import TRIMMER
+from bot.pages import MESSAGE, numbered_page_of, page_view, pages
 from bot.posting import PostChannel, defer, not_posted
 from bot.presenter import REMINDER_AT, Frame, Image, Loaded, Presenter
-from bot.table_life import MENTION_NONE, REPOST, LifeCycle, mention_only
+from bot.table_life import ARCHIVE, MENTION_NONE, REPOST, LifeCycle, mention_only
 from bot.threads import image_pool
 from rules.base import Action, Event, GameState, get_game
 from rules.championship import places_among_members
@@ -81,6 +82,7 @@ class Table(LifeCycle):
         self.fault: Callable[[str, int], None] = lambda point, seq: None  # tests stop the bot here
         bot.add_listener(self.on_thread_gone, "on_raw_thread_delete")  # a race goes on elsewhere
         bot.add_listener(self.on_repost, f"on_{REPOST}_timer_complete")  # after a failed post
+        bot.add_listener(self.on_archive, f"on_{ARCHIVE}_timer_complete")  # a race over
 
     @property
     def store(self):  # noqa: ANN201 - the bot's store
@@ -179,14 +181,25 @@ class Table(LifeCycle):
         return driver is None or driver.driven_by_robot
 
     async def game_here(
-        self, interaction: discord.Interaction, presenter: Presenter, *, running: bool = True
+        self,
+        interaction: discord.Interaction,
+        presenter: Presenter,
+        *,
+        running: bool = True,
+        ended: bool = False,
     ) -> GameRecord:
-        """The game of this thread (or channel, for games played in one)."""
+        """The game of this thread (or the newest of this channel, for games played in
+        one). A game that is over is refused with how it ended and what still works,
+        unless `ended` (a command that shows it: its log, its replay) and it was played."""
         where = {"thread_id" if presenter.in_thread else "channel_id": interaction.channel_id}
-        record = await self.store.find_game(presenter.kind, **where)
+        record = await self.store.latest_game(presenter.kind, **where)
         place = "thread" if presenter.in_thread else "channel"
         if record is None:
             raise PaddockError(f"There is no {presenter.title} {presenter.noun} in this {place}.")
+        if record.status not in ("lobby", "running"):
+            if not ended or record.state_json is None:
+                raise PaddockError(self.over_text(record))
+            return record
         if running and record.status != "running":
             raise PaddockError(f"This {presenter.noun} has not started yet.")
         return record
@@ -209,6 +222,8 @@ class Table(LifeCycle):
                 await self.act_button(interaction, presenter, record.id, arg, answered=answered)
             elif action == "abandon":
                 await self.abandon(interaction, record, confirmed=True)
+            elif action == "page":
+                await self.log_button(interaction, record, arg)
             elif not await presenter.on_button(self, interaction, record.id, action, arg or ""):
                 raise InvalidButton()
 
@@ -317,6 +332,7 @@ class Table(LifeCycle):
         publish. `frames`: (label, state, events so far, index of the step that ended it) of
         the pictures on the way."""
         now = self.bot.timers.clock()
+        ends = loaded.game.is_terminal(state)  # the finish arms its own timers
         played = await play.persist(
             self.store,
             loaded.record,
@@ -330,6 +346,7 @@ class Table(LifeCycle):
                 loaded.id, self.timers_for(loaded, state, now, human=human)
             ),
             human_at=now if human else None,
+            end_timers=await self.end_timers(loaded.record) if ends else None,
         )
         record = loaded.record.model_copy(
             update={
@@ -527,9 +544,13 @@ class Table(LifeCycle):
 
         return await asyncio.to_thread(replay)
 
-    async def log_text(self, loaded: Loaded, count: int) -> str:
-        """The last `count` actions in words: who acted, and what happened (the lines the
-        thread was shown, so nothing private)."""
+    async def log_page(
+        self, loaded: Loaded, count: int, upto: int, page: int | None = None
+    ) -> tuple[str, discord.ui.View | None]:
+        """The `count` actions up to `upto` in words: who acted, and what happened (the
+        lines the thread was shown, so nothing private), cut into pages within a message;
+        page `page` (None: the last, the newest actions) and its ◀ / ▶, which name the
+        actions asked for: a page shows the same ones after the race has moved on."""
         names = {str(s.user_id): s.name for s in loaded.seats.values() if s.user_id}
 
         def who(actor: str) -> str:
@@ -541,10 +562,48 @@ class Table(LifeCycle):
             return {"robot": "robot", "forced": "forced", "bot": "the bot"}.get(kind, kind)
 
         lines = []
-        for seq, actor, events in (await self.history(loaded))[-count:]:
-            said = "; ".join(shown(e.text) for e in events if e.text) or "(no public effect)"
-            lines.append(f"`{seq}` {shown(who(actor))}: {said}")
-        return _clip("\n".join(lines) or "Nothing has been played yet.")
+        for seq, actor, events in await self.history(loaded):
+            if upto - count < seq <= upto:
+                said = "; ".join(shown(e.text) for e in events if e.text) or "(no public effect)"
+                lines.append(f"`{seq}` {shown(who(actor))}: {said}")
+        lines = lines or ["Nothing has been played yet."]
+        if upto == loaded.record.seq:  # a log that reaches the end tells how it ended
+            lines += self.end_lines(loaded)
+        cut = pages(lines, MESSAGE)
+        page = len(cut) - 1 if page is None else min(page, len(cut) - 1)
+        area = self.presenter(loaded.record).area
+        return cut[page], page_view(area, loaded.id, f"log-{upto}-{count}", page, len(cut))
+
+    async def log_button(
+        self, interaction: discord.Interaction, record: GameRecord, arg: str | None
+    ) -> None:
+        """◀ / ▶ of a log: the page it names, on the private answer it sits on (only
+        there: the log's asker's own message)."""
+        found = numbered_page_of(arg, "log", 2)
+        message = interaction.message
+        if found is None or message is None or not message.flags.ephemeral:
+            raise InvalidButton()
+        (upto, count), page = found
+        if not (1 <= count <= 50 and 0 <= upto <= record.seq):
+            raise InvalidButton()
+        text, view = await self.log_page(await self.load(record.id), count, upto, page)
+        await interaction.response.edit_message(
+            content=text, view=view, allowed_mentions=MENTION_NONE
+        )
+
+    def end_lines(self, loaded: Loaded) -> list[str]:
+        """How a game that is over ended, after its last action (none while it is on)."""
+        record, noun = loaded.record, self.presenter(loaded.record).noun
+        if record.status in ("lobby", "running"):
+            return []
+        if self.ending(record) == "abandoned":
+            return [f"🏳 **This {noun} is over**: it was abandoned here."]
+        order = ", ".join(
+            f"{p.place}. {shown(loaded.name(p.seat))}"
+            + ("" if p.status in ("running", "finished") else f" ({p.status})")
+            for p in loaded.game.classification(loaded.state)
+        )
+        return [f"🏁 **This {noun} is over**: it has finished. Final order: {order}."]
 
     # Publishing ------------------------------------------------------------------------
 

@@ -8,13 +8,14 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, cast
 
 import discord
+from discord import app_commands
 
 from bot.components import INVALID_BUTTON, button, human_seat, shown, view_of
 from bot.errors import NotPosted, is_expired
 from bot.posting import PostChannel, answer_or_post, edit_source
 from bot.presenter import Loaded, Presenter, timestamp
 from rules.base import Event, get_game
-from rules.errors import PaddockError
+from rules.errors import BadConfig, PaddockError
 from store.errors import NotFound
 from store.models import GameRecord, Seat, Timer, TimerSpec
 
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("paddock.table")
 MENTION_NONE = discord.AllowedMentions.none()
 REPOST = "paddock_repost"  # the timer that shows a race again after a failed post
+ARCHIVE = "paddock_archive"  # the timer that archives a race's thread a while after its end
+ARCHIVE_HOURS = 1  # that while, for a race in no league (a league sets its own)
 
 
 def mention_only(*user_ids: int | None) -> discord.AllowedMentions:
@@ -325,7 +328,8 @@ class LifeCycle:
                 settings["robots"] = robots
             elif action == "cancel":
                 await self.require_manager(interaction, record, "cancel this lobby")
-                await self.store.end_game(game_id, from_status=("lobby",))
+                timers = await self.end_timers(record)
+                await self.store.end_game(game_id, from_status=("lobby",), timers=timers)
                 await edit_source(
                     interaction,
                     content=f"Lobby cancelled by {user.mention}.",
@@ -377,8 +381,8 @@ class LifeCycle:
         config = presenter.rules_config(record, all_seats)
         try:
             state = game.new_game(record.seed, config)
-        except ValueError as exc:  # a config the rules refuse, said in one line
-            raise PaddockError(_first_line(exc)) from None
+        except BadConfig as exc:  # the rules' reason, told as what to do in this lobby
+            raise PaddockError(presenter.config_refusal(exc, record.settings)) from None
         now = self.bot.timers.clock()
         loaded = Loaded(
             # The start counts as the players' last action, for the idle-race timer.
@@ -528,7 +532,8 @@ class LifeCycle:
         """End a lobby or a race with no league points (its status and timers in one
         transaction), strip its live message of buttons and post `notice`. False when it
         had already ended."""
-        if not await self.store.end_game(record.id, from_status=(record.status,)):
+        timers = await self.end_timers(record)
+        if not await self.store.end_game(record.id, from_status=(record.status,), timers=timers):
             return False
         self.forget(record.id)
         live = record.status_message_id if record.status == "lobby" else record.prompt_message_id
@@ -679,6 +684,83 @@ class LifeCycle:
         else:
             await presenter.repost(cast("Table", self), loaded)
 
+    # A game that is over ----------------------------------------------------------------
+
+    @staticmethod
+    def ending(record: GameRecord) -> str:
+        """How a game that is over ended: finished, abandoned (a race stopped) or cancelled
+        (a lobby closed before the start)."""
+        if record.status == "finished":
+            return "finished"
+        return "abandoned" if record.state_json is not None else "cancelled"
+
+    def over_text(self, record: GameRecord) -> str:
+        """One line for a command used where a game is over: how it ended, and what still
+        works there (its log, its replay, the league table, a new game)."""
+        presenter = self.presenter(record)
+        area, noun = presenter.area, presenter.noun
+        if presenter.in_thread:
+            subject, again = f"This {noun}", f"`/{area} new` opens a new {noun}"
+        else:
+            subject = f"The last {presenter.title} {noun} in this channel"
+            again = f"`/{area} start` begins a new {noun} here"
+        ending = self.ending(record)
+        if ending == "cancelled":
+            return (
+                f"{subject} is over: its lobby was cancelled before the start, so nothing "
+                f"was played. {again}."
+            )
+        league = record.league_id is not None
+        how = "it has finished" if ending == "finished" else "it was abandoned"
+        if ending == "abandoned" and league:
+            how += ", so it scores no league points"
+        still = [f"`/{area} log` tells its moves"]
+        group = self.bot.tree.get_command(area)
+        if isinstance(group, app_commands.Group) and group.get_command("replay") is not None:
+            still.append(f"`/{area} replay` shows it again")
+        if league and ending == "finished":
+            still.append("`/league standings` shows the league table")
+        if not presenter.in_thread:
+            still.append(again)
+        told = ", ".join(still[:-1]) + (" and " if len(still) > 1 else "") + still[-1]
+        return f"{subject} is over: {how}. {told}."
+
+    # Archiving the thread of a race that is over --------------------------------------
+
+    async def end_timers(self, record: GameRecord) -> list[TimerSpec]:
+        """The timers a game's end arms, stored with the end (which drops the others): its
+        race thread archived after its league's grace (ARCHIVE_HOURS without a league).
+        None for a game played in a channel: the channel is not the bot's to archive."""
+        if not self.presenter(record).in_thread or record.thread_id is None:
+            return []
+        hours = ARCHIVE_HOURS
+        if record.league_id is not None:
+            hours = (await self.store.league_by_id(record.league_id)).archive_hours
+        return [TimerSpec(event=ARCHIVE, due_at=self.bot.timers.clock() + hours * 3600)]
+
+    async def on_archive(self, timer: Timer) -> None:
+        """A while after a race ended, its thread is archived, not locked: it leaves the
+        server's active threads (Discord allows 1,000) and anyone may still talk in it. A
+        thread a moderator locked, or one the bot may not archive, is left as it is."""
+        assert timer.game_id is not None
+        try:
+            record = await self.store.load_game(timer.game_id)
+        except NotFound:
+            return
+        if record.status in ("lobby", "running") or record.thread_id is None:
+            return  # not over (a stray timer): its thread is in use
+        try:
+            thread = await self.bot.fetch_channel(record.thread_id)  # as it is now
+            if not isinstance(thread, discord.Thread) or thread.archived or thread.locked:
+                return
+            await thread.edit(archived=True, locked=False)
+        except discord.HTTPException as exc:  # no Manage Threads (403), deleted, an outage
+            log.warning(
+                "game %s: could not archive thread %s: %s", record.id, record.thread_id, exc
+            )
+            return
+        log.info("game %s: archived its thread %s", record.id, record.thread_id)
+
     # Faults ----------------------------------------------------------------------------
 
     # Seconds before the bot tries again to show a race a post failed for (an outage, a
@@ -764,11 +846,3 @@ def _robots_drive(presenter: Presenter) -> None:
             f"{presenter.title} is played in real time: there are no turns for a robot to "
             f"take. `/{presenter.area} abandon` ends a game nobody plays."
         )
-
-
-def _first_line(exc: Exception) -> str:
-    text = str(exc)
-    for line in text.splitlines():
-        if line.strip().startswith("Value error,"):
-            return line.split("Value error,", 1)[1].split("[")[0].strip().capitalize() + "."
-    return text.splitlines()[0]

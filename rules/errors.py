@@ -18,3 +18,17 @@ class NotYourTurn(IllegalAction):
 
     def __init__(self, message: str = "It's not your turn.") -> None:
         super().__init__(message)
+
+
+class BadConfig(PaddockError, ValueError):
+    """A game configuration the rules refuse (`new_game`); nothing was started. `message`
+    says why in a player's words. A ValueError too, as configuration errors always were."""
+
+
+class PlayerCount(BadConfig):
+    """The number of players does not fit: `mode` takes `least` to `most`, not `given`
+    (a bot says what to do about it in its own terms: who joins, who leaves)."""
+
+    def __init__(self, message: str, *, mode: str, least: int, most: int, given: int) -> None:
+        super().__init__(message)
+        self.mode, self.least, self.most, self.given = mode, least, most, given

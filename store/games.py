@@ -215,9 +215,16 @@ class GameStore(LeagueStore):
         )
         return [GameRecord.from_row(r) for r in rows]
 
-    async def end_game(self, game_id: int, *, from_status: tuple[str, ...]) -> bool:
-        """Abandon a game (a cancelled lobby or an abandoned race): status, no timers, in one
-        transaction. False when it was no longer in one of `from_status`."""
+    async def end_game(
+        self,
+        game_id: int,
+        *,
+        from_status: tuple[str, ...],
+        timers: list[TimerSpec] | None = None,
+    ) -> bool:
+        """Abandon a game (a cancelled lobby or an abandoned race): status, and its timers
+        replaced by `timers` (none by default), in one transaction. False when it was no
+        longer in one of `from_status`."""
         marks = ", ".join("?" * len(from_status))
 
         def end(raw: sqlite3.Connection) -> bool:
@@ -228,7 +235,7 @@ class GameStore(LeagueStore):
             )
             if cur.rowcount == 0:
                 return False
-            raw.execute("DELETE FROM timers WHERE game_id = ?", (game_id,))
+            _replace_timers(raw, game_id, timers or [])
             return True
 
         return await self.write(end)
@@ -273,7 +280,20 @@ class GameStore(LeagueStore):
         self, kind: str, *, channel_id: int | None = None, thread_id: int | None = None
     ) -> GameRecord | None:
         """The newest unfinished game of this kind in a channel or thread."""
-        where = ["g.kind = ?", "g.status IN ('lobby', 'running')"]
+        return await self._newest(kind, channel_id, thread_id, unfinished=True)
+
+    async def latest_game(
+        self, kind: str, *, channel_id: int | None = None, thread_id: int | None = None
+    ) -> GameRecord | None:
+        """The newest game of this kind in a channel or thread, over or not."""
+        return await self._newest(kind, channel_id, thread_id, unfinished=False)
+
+    async def _newest(
+        self, kind: str, channel_id: int | None, thread_id: int | None, *, unfinished: bool
+    ) -> GameRecord | None:
+        where = ["g.kind = ?"]
+        if unfinished:
+            where.append("g.status IN ('lobby', 'running')")
         args: list[str | int] = [kind]
         if channel_id is not None:
             where.append("g.channel_id = ?")

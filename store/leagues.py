@@ -433,3 +433,11 @@ class LeagueStore(SqliteConnection):
                 "UPDATE leagues SET robots_take_places = ? WHERE id = ?", (int(on), league.id)
             )
         return await self.league_by_id(league.id)
+
+    async def set_archive_hours(self, league: League, hours: int) -> League:
+        self._require_open(league)
+        async with self.transaction() as db:
+            await db.execute(
+                "UPDATE leagues SET archive_hours = ? WHERE id = ?", (hours, league.id)
+            )
+        return await self.league_by_id(league.id)

@@ -20,6 +20,7 @@ class League(BaseModel):
     created_by: int | None
     created_at: str
     robots_take_places: bool = False
+    archive_hours: int = 1  # a race's thread is archived this long after the race ends
 
     @property
     def is_open(self) -> bool:

@@ -63,6 +63,7 @@ async def act(
     timers: list[TimerSpec] | Callable[[GameState], list[TimerSpec] | None] | None = None,
     human_at: float | None = None,
     apply: Callable[[GameState, Action], tuple[GameState, list[Event], list[Any]]] | None = None,
+    end_timers: list[TimerSpec] | None = None,
 ) -> Played:
     """Apply one action to a stored game and persist it.
 
@@ -71,7 +72,7 @@ async def act(
     shown for seq N), so a second click on an old state is refused rather than re-applied.
     A finishing action records the league result in the same transaction (from `seats`, read
     here if not given); `timers` (or a function of the new state giving them) and `human_at`
-    are stored with the action too.
+    are stored with the action too, `end_timers` instead of `timers` if it finishes.
     """
     # `loaded`: what the caller just loaded under its lock, to save a second read; the
     # sequence check in append_action still refuses it if another process moved on.
@@ -95,6 +96,7 @@ async def act(
         seats=seats,
         timers=timers,
         human_at=human_at,
+        end_timers=end_timers,
     )
 
 
@@ -110,11 +112,13 @@ async def persist(
     seats: list[Seat] | None = None,
     timers: list[TimerSpec] | Callable[[GameState], list[TimerSpec] | None] | None = None,
     human_at: float | None = None,
+    end_timers: list[TimerSpec] | None = None,
 ) -> Played:
     """Store actions already applied to `record`'s state, one after the other (actor,
     action, by robot), ending in `state`: every one logged, one snapshot, one transaction
     with the sequence check (a robots' chain costs one commit, not one per move). The
-    league result of a finishing chain and the timers go in the same transaction."""
+    league result of a finishing chain and the timers go in the same transaction: at the
+    finish, `end_timers` (none by default) replace the game's timers."""
     finished = game.is_terminal(state)
     results = None
     if finished and record.league_id is not None and not record.results_recorded:
@@ -127,7 +131,7 @@ async def persist(
         state.model_dump_json(),
         status="finished" if finished else None,
         results=results,
-        timers=[] if finished else timers(state) if callable(timers) else timers,
+        timers=(end_timers or []) if finished else timers(state) if callable(timers) else timers,
         human_at=human_at,
     )
     return Played(record, game, state, events, seq, finished, results is not None, frames)

@@ -248,9 +248,16 @@ class PostgresGameStore(PostgresLeagueStore):
         rows = await self._all(f"SELECT {_GAME_COLUMNS} {_FROM}{where} ORDER BY g.id")
         return [GameRecord.from_row(r) for r in rows]
 
-    async def end_game(self, game_id: int, *, from_status: tuple[str, ...]) -> bool:
-        """Abandon a game (a cancelled lobby or an abandoned race): status, no timers, in one
-        transaction. False when it was no longer in one of `from_status`."""
+    async def end_game(
+        self,
+        game_id: int,
+        *,
+        from_status: tuple[str, ...],
+        timers: list[TimerSpec] | None = None,
+    ) -> bool:
+        """Abandon a game (a cancelled lobby or an abandoned race): status, and its timers
+        replaced by `timers` (none by default), in one transaction. False when it was no
+        longer in one of `from_status`."""
         async with self.transaction() as db:
             # One statement: it waits for the row's other writer, then checks the status
             # that writer left.
@@ -263,7 +270,7 @@ class PostgresGameStore(PostgresLeagueStore):
             )
             if done is None:
                 return False
-            await db.execute("DELETE FROM timers WHERE game_id = $1", game_id)
+            await self._replace_timers(db, game_id, timers or [])  # under the row's lock
         return True
 
     async def games_of_user(self, guild_id: int, user_id: int) -> list[GameRecord]:
@@ -306,7 +313,20 @@ class PostgresGameStore(PostgresLeagueStore):
         self, kind: str, *, channel_id: int | None = None, thread_id: int | None = None
     ) -> GameRecord | None:
         """The newest unfinished game of this kind in a channel or thread."""
-        where = ["g.kind = $1", "g.status IN ('lobby', 'running')"]
+        return await self._newest(kind, channel_id, thread_id, unfinished=True)
+
+    async def latest_game(
+        self, kind: str, *, channel_id: int | None = None, thread_id: int | None = None
+    ) -> GameRecord | None:
+        """The newest game of this kind in a channel or thread, over or not."""
+        return await self._newest(kind, channel_id, thread_id, unfinished=False)
+
+    async def _newest(
+        self, kind: str, channel_id: int | None, thread_id: int | None, *, unfinished: bool
+    ) -> GameRecord | None:
+        where = ["g.kind = $1"]
+        if unfinished:
+            where.append("g.status IN ('lobby', 'running')")
         args: list[str | int] = [kind]
         if channel_id is not None:
             args.append(channel_id)

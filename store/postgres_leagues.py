@@ -205,6 +205,14 @@ class PostgresLeagueStore(PostgresConnection):
             )
         return await self.league_by_id(league.id)
 
+    async def set_archive_hours(self, league: League, hours: int) -> League:
+        _require_open(league)
+        async with self.transaction() as db:
+            await db.execute(
+                "UPDATE leagues SET archive_hours = $1 WHERE id = $2", hours, league.id
+            )
+        return await self.league_by_id(league.id)
+
     # Members ---------------------------------------------------------------------------
 
     async def members(

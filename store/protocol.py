@@ -96,6 +96,8 @@ class Store(Protocol):
 
     async def set_robots_take_places(self, league: League, on: bool) -> League: ...
 
+    async def set_archive_hours(self, league: League, hours: int) -> League: ...
+
     async def members(self, league_id: int, *, active_only: bool = False) -> list[Member]: ...
 
     async def member_by_user(self, league_id: int, user_id: int) -> Member | None: ...
@@ -189,11 +191,29 @@ class Store(Protocol):
 
     async def find_game(
         self, kind: str, *, channel_id: int | None = None, thread_id: int | None = None
-    ) -> GameRecord | None: ...
+    ) -> GameRecord | None:
+        """The newest unfinished (lobby or running) game of this kind there."""
+        ...
+
+    async def latest_game(
+        self, kind: str, *, channel_id: int | None = None, thread_id: int | None = None
+    ) -> GameRecord | None:
+        """The newest game of this kind there, whatever its status (finished, abandoned or
+        a cancelled lobby too): a thread has one game, a channel the last of several."""
+        ...
 
     async def update_game(self, game_id: int, **fields: Any) -> None: ...
 
-    async def end_game(self, game_id: int, *, from_status: tuple[str, ...]) -> bool: ...
+    async def end_game(
+        self,
+        game_id: int,
+        *,
+        from_status: tuple[str, ...],
+        timers: list[TimerSpec] | None = None,
+    ) -> bool:
+        """Abandon a game still in one of `from_status`: its status and its timers replaced
+        by `timers` (those its end arms, e.g. archiving its thread), in one transaction."""
+        ...
 
     async def append_action(
         self,

@@ -383,6 +383,7 @@ ADMIN_COMMANDS = {
     "remove-member",
     "points",
     "robots",
+    "archive",
     "close-season",
     "admin-role",
 }
@@ -411,6 +412,7 @@ async def test_admin_commands_are_a_group_discord_shows_only_to_managers(
             "order": f"<@{BOB.id}>",
             "driver": BOB.id,
             "places": "on",
+            "hours": 2,
         }
         required = {p.name for p in command.parameters if p.required} - {"league"}
         text = await refused(

@@ -270,7 +270,7 @@ async def test_one_game_per_channel_and_a_lone_host_keeps_the_lobby(
     await driver.slash("pit", "start", races=1, user=ALICE)
     lobby = max(g.id for g in await driver.bot.store.list_games())
     alone = await driver.click(f"pd:pit:{lobby}:start", user=ALICE)
-    assert alone.ephemeral and "not 1" in alone.content
+    assert alone.ephemeral and "wait for another crew to join" in alone.content
     assert (await driver.bot.store.load_game(lobby)).status == "lobby"
     assert not any(c.kind == "edit_message" or c.response_type == 7 for c in alone)
     await driver.click(f"pd:pit:{lobby}:join", user=BOB)

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from bot.choices import PAGE, decode, encode, path_to
+from bot.choices import PAGE, decode, encode, narrow, path_to
 from bot.cogs.rf90 import facets
 from bot.presenter import Loaded
 from rules.base import get_game
@@ -343,6 +343,56 @@ async def to_the_duel(d: InProcessDriver) -> tuple[int, list[int], int]:
     declares = [(actor, a.seat) for actor, a in logged if isinstance(a, DuelDeclare)]
     assert declares[-2:] == [(str(USERS[s].id), s) for s in asked]
     return gid, asked, mark
+
+
+async def test_a_long_first_question_pages_back_as_well_as_on(tmp_path: Path) -> None:
+    """A first question with more answers than a page (a card play from a big hand): More…
+    goes on, and every later page has a way back to the page before, down to the first,
+    without reopening the cockpit (issue 29 point 5)."""
+    async with InProcessDriver(make_bot(tmp_path / "pages.db"), world(), timeout=20) as d:
+        gid = await open_race(d)
+
+        def long_first_question(now: Any) -> bool:
+            waiting = PRESENTER.waiting_seats(now.state)
+            if not waiting:
+                return False
+            options = now.game.legal_actions(now.state, waiting[0])
+            first = narrow(options, facets(now.state), []).question
+            return first is not None and len(first.answers) > PAGE
+
+        now = await play_until(d, gid, long_first_question)
+        user = USERS[PRESENTER.waiting_seats(now.state)[0]]
+        prompt = prompt_of(d, gid)
+        opened = await d.click(f"pd:rf90:{gid}:cockpit", user=user, message_id=int(prompt["id"]))
+        cockpit = opened.last.message
+        assert cockpit is not None
+        mid = int(cockpit["id"])
+
+        def page() -> tuple[str, list[str], dict[str, str]]:
+            message = d.backend.messages[mid]
+            shown = labels(message)
+            return (
+                question(message.get("content")),
+                shown,
+                dict(zip(shown, custom_ids(message), strict=True)),
+            )
+
+        title, first, buttons = page()
+        assert "More…" in first and not [b for b in first if b.startswith("◀")]
+        pages = [first]
+        while "More…" in pages[-1]:  # on to the last page
+            await d.click(buttons["More…"], user=user, message_id=mid)
+            asked, shown, buttons = page()
+            assert asked == title
+            pages.append(shown)
+        assert len(pages) > 1
+        for back in range(len(pages) - 1, 0, -1):  # and back, a page at a time
+            (previous,) = [b for b in pages[back] if b.startswith("◀")]
+            assert previous == f"◀ Page {back}"
+            await d.click(buttons[previous], user=user, message_id=mid)
+            asked, shown, buttons = page()
+            assert asked == title and shown == pages[back - 1]
+        assert (await loaded(d, gid)).record.seq == now.record.seq  # nothing played
 
 
 async def test_a_duel_between_two_drivers_decided_in_their_cockpits(tmp_path: Path) -> None:

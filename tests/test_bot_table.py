@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from bot.cogs.waddington import WaddingtonPresenter
+from bot.table_life import ARCHIVE
 from rules.base import get_game
 from store import SqliteStore
 from tests.bot_helpers import dump, make_bot, world
@@ -278,7 +279,8 @@ async def test_cancel_a_lobby_by_button_and_by_command(tmp_path: Path) -> None:
         done = await d.click(f"pd:f1:{gid}:cancel", user=ALICE)
         assert "Lobby cancelled" in done.content and done.last.custom_ids == []
         assert (await store.load_game(gid)).status == "abandoned"
-        assert await store.timers(gid) == []
+        # Nothing left armed but the thread's archiving (tests/test_bot_archive.py).
+        assert [t.event for t in await store.timers(gid)] == [ARCHIVE]
 
         # `/f1 cancel` in the lobby's thread.
         gid = await open_lobby(d)
@@ -293,7 +295,7 @@ async def test_cancel_a_lobby_by_button_and_by_command(tmp_path: Path) -> None:
         assert (await store.load_game(gid)).status == "abandoned"
         assert buttons(d.backend.messages[record.status_message_id]) == []  # lobby closed
         again = await d.slash("f1", "cancel", user=ALICE, channel_id=thread)
-        assert again.ephemeral and "no Waddington's Formula 1 race" in again.content
+        assert again.ephemeral and "lobby was cancelled" in again.content
 
 
 async def test_abandon_a_race_with_a_confirm_button(tmp_path: Path) -> None:
@@ -319,7 +321,7 @@ async def test_abandon_a_race_with_a_confirm_button(tmp_path: Path) -> None:
         done = await d.click(f"pd:f1:{gid}:abandon", user=ALICE, message_id=confirm)
         record = await store.load_game(gid)
         assert record.status == "abandoned"
-        assert await store.timers(gid) == []
+        assert [t.event for t in await store.timers(gid)] == [ARCHIVE]
         said = [c.content or "" for c in done if c.kind == "channel_message"]
         assert [c.channel_id for c in done if c.kind == "channel_message"] == [thread]
         assert any("abandoned" in s and "No league points" in s for s in said)

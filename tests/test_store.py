@@ -98,6 +98,7 @@ async def test_migrations_apply_once_and_are_recorded(backend_url: str) -> None:
         (3, "games_by_channel"),
         (4, "table_layer"),
         (5, "feed"),
+        (6, "archive_threads"),
     ]
     if kind(backend_url) == "sqlite":
         assert (await query(backend_url, "PRAGMA journal_mode"))[0][0] == "wal"
@@ -542,6 +543,27 @@ async def test_games_seats_and_lobby_round_trip(store: Store) -> None:
         await store.append_action(lobby.id + 100, 0, "A", "{}", "{}")
 
 
+async def test_the_latest_game_of_a_place_is_found_whatever_its_status(store: Store) -> None:
+    """`find_game` finds the game under way; `latest_game` the newest game of a channel or
+    thread even once it is over (a channel may have had several games: the newest is meant)."""
+    first = await store.create_game("toy", 1, {}, "{}", channel_id=7, status="running")
+    assert await store.end_game(first.id, from_status=("running",))
+    assert await store.find_game("toy", channel_id=7) is None
+    assert (await store.latest_game("toy", channel_id=7)) == await store.load_game(first.id)
+    second = await store.create_game("toy", 2, {}, "{}", channel_id=7, status="running")
+    await store.append_action(second.id, 0, "A", "{}", '{"at": 1}', status="finished")
+    latest = await store.latest_game("toy", channel_id=7)
+    assert latest is not None and latest.id == second.id and latest.status == "finished"
+    threaded = await store.create_game("toy", 3, {}, None, channel_id=7, status="lobby")
+    await store.update_game(threaded.id, thread_id=70)
+    assert await store.end_game(threaded.id, from_status=("lobby",))
+    cancelled = await store.latest_game("toy", thread_id=70)
+    assert cancelled is not None and cancelled.id == threaded.id
+    assert cancelled.status == "abandoned" and cancelled.state_json is None
+    assert await store.latest_game("toy", thread_id=71) is None
+    assert await store.latest_game("other", channel_id=7) is None
+
+
 async def test_a_new_lobby_and_its_idle_timer_are_written_together(store: Store) -> None:
     """A lobby is stored with the timer that closes it if nobody starts it, in one
     transaction: a create that fails leaves neither the game nor a timer behind."""
@@ -698,3 +720,44 @@ async def test_league_setting_decides_whether_robots_take_places(
     members = {m.id: m.user_id for m in await store.members(league.id)}
     got = {members[r.member_id]: r.place for r in await store.results(league.id)}
     assert got == expected
+
+
+async def test_a_league_sets_how_long_after_its_races_their_threads_are_archived(
+    store: Store,
+) -> None:
+    league = await store.create_league(1, "Cup", "rf90", "waddington", [10, 8, 6], None)
+    assert league.archive_hours == 1  # an hour by default
+    league = await store.set_archive_hours(league, 48)
+    assert (await store.league_by_id(league.id)).archive_hours == 48
+    closed = await store.close_season(league)
+    with pytest.raises(LeagueError, match="closed"):
+        await store.set_archive_hours(closed, 2)
+    assert (await store.league_by_id(league.id)).archive_hours == 48
+
+
+async def test_a_game_ends_with_the_timers_its_end_arms_and_no_others(store: Store) -> None:
+    """The end of a game replaces its timers (a turn's, an idle game's) by those the end
+    arms, in the same transaction: an abandon's or a cancel's, and a finishing action's."""
+    archive = [TimerSpec(event="paddock_archive", due_at=50.0)]
+    lobby = await store.create_game(
+        "toy", 1, {}, None, status="lobby", timers=[TimerSpec(event="idle", due_at=9.0)]
+    )
+    assert await store.end_game(lobby.id, from_status=("lobby",), timers=archive)
+    assert [(t.event, t.due_at) for t in await store.timers(lobby.id)] == [
+        ("paddock_archive", 50.0)
+    ]
+    assert not await store.end_game(lobby.id, from_status=("lobby",), timers=[])
+    assert len(await store.timers(lobby.id)) == 1  # a second end changes nothing
+    toy()
+    record, _ = await play.new_game(store, "toy", 2, {"players": 2}, [])
+    turn = [TimerSpec(event="turn", due_at=5.0)]
+    for n in range(100):
+        played = await play.act(
+            store, record.id, Roll(seat=n % 2), "A", timers=turn, end_timers=archive
+        )
+        events = [t.event for t in await store.timers(record.id)]
+        if played.finished:
+            assert events == ["paddock_archive"]
+            break
+        assert events == ["turn"]
+    assert played.finished

@@ -20,6 +20,7 @@ from bot.components import INVALID_BUTTON, button, in_code, shown, view_of
 from bot.errors import NotAdmin
 from bot.league_tables import league_points_table, standings_report
 from bot.pages import DESCRIPTION, FIELD, MESSAGE, page_of, page_view, pages
+from renderer.common import counted
 from rules.championship import (
     CAR_COLOURS,
     GAME_KINDS,
@@ -260,6 +261,7 @@ class LeagueCog(commands.Cog):
         done = sum(1 for r in rounds if r.status == "done")
         embed.add_field(name="Rounds", value=f"{done} of {len(rounds)} raced")
         embed.add_field(name="Robots", value=_robots_rule(found), inline=False)
+        embed.add_field(name="Race threads", value=_archive_rule(found), inline=False)
         drivers = pages(
             [
                 f"<@{m.user_id}> {shown(m.display_name)}" + (f" ({m.colour})" if m.colour else "")
@@ -531,6 +533,27 @@ class LeagueCog(commands.Cog):
             allowed_mentions=discord.AllowedMentions.none(),
         )
 
+    @admin.command(name="archive", description="How long after a race ends its thread is archived")
+    @app_commands.describe(
+        hours="Hours after the finish (or abandon) until the race's thread is archived "
+        "(0-168, default 1); it stays open to talk in"
+    )
+    @league_option(open_only=True)
+    @league_admin
+    async def archive(
+        self, interaction: discord.Interaction, league: str, hours: app_commands.Range[int, 0, 168]
+    ) -> None:
+        if not 0 <= hours <= 168:  # Discord keeps the range; discord.py does not check it
+            raise PaddockError(
+                "Give 0 to 168 hours (a week): how long after a race ends its thread is archived."
+            )
+        found = await self._league(interaction, league)
+        updated = await self.store.set_archive_hours(found, hours)
+        await interaction.response.send_message(
+            f"**{shown(updated.label)}**: {_archive_rule(updated)}.",
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
     @admin.command(name="close-season", description="Close the season: final standings (confirm)")
     @league_option(open_only=True)
     @league_admin
@@ -696,6 +719,15 @@ class LeagueCog(commands.Cog):
             if member.colour
             else f"{interaction.user.mention} joined **{shown(league.label)}**."
         )
+
+
+def _archive_rule(league: League) -> str:
+    after = (
+        "as soon as"
+        if league.archive_hours == 0
+        else f"{counted(league.archive_hours, 'hour')} after"
+    )
+    return f"a race's thread is archived {after} the race ends (anyone may still talk in it)"
 
 
 def _robots_rule(league: League) -> str:

@@ -41,7 +41,7 @@ from bot.table_life import MENTION_NONE, mention_only
 from renderer.common import counted
 from renderer.pitformula import render_scoring, render_table
 from rules.base import Action, GameState, get_game
-from rules.errors import IllegalAction, PaddockError
+from rules.errors import BadConfig, IllegalAction, PaddockError, PlayerCount
 from rules.pitformula import (
     FLAG_NAMES,
     Go,
@@ -52,6 +52,7 @@ from rules.pitformula import (
     competitor_scores,
     missing_repairs,
     parse_command,
+    parse_settings,
 )
 from store import GameRecord, Seat
 from store.models import Timer, TimerSpec
@@ -82,6 +83,12 @@ MODE_HELP = {
     "pitcrew": "doubles: 4 players, 2 cars, two crew on each car",
     "constructors": "doubles: 4 cars in 2 teams whose points add up",
     "coop": "2 players share one car against the Rookie's stopwatch, halved",
+}
+# How a refused player count names a mode and its people (the others: their name, crews).
+MODE_PEOPLE = {
+    "pitcrew": ("Pit crew", "players, two crews of two on two cars"),
+    "constructors": ("Constructors", "crews, two teams of two cars"),
+    "coop": ("Coop", "players sharing one car"),
 }
 MODE_CHOICES = [app_commands.Choice(name=f"{m} - {MODE_HELP[m]}", value=m) for m in MODES]
 PART_CHOICES = [
@@ -120,12 +127,51 @@ class PitPresenter(Presenter[PitFormulaState]):
         return [f"{s['mode']}, {counted(s['races'], 'race')} · 2 to 4 crews (solo: `/pit solo`)"]
 
     def rules_config(self, record: GameRecord, seats: list[Seat]) -> dict[str, Any]:
-        s = record.settings
-        config: dict[str, Any] = {"players": len(seats), "races": s["races"]}
-        config.update(MODES.get(s["mode"], {}))
-        if s["mode"] == "solo":
-            config.update(mode="solo", rival=s["rival"])
+        return self.config(record.settings, len(seats))
+
+    @staticmethod
+    def config(settings: dict[str, Any], players: int) -> dict[str, Any]:
+        config: dict[str, Any] = {"players": players, "races": settings["races"]}
+        config.update(MODES.get(settings["mode"], {}))
+        if settings["mode"] == "solo":
+            config.update(mode="solo", rival=settings["rival"])
         return config
+
+    def check(self, settings: dict[str, Any], players: int) -> None:
+        """Refuse, before anything is stored, a game started at once that the rules would
+        not start (the players named in the command, or solo)."""
+        try:
+            parse_settings(self.config(settings, players))
+        except BadConfig as exc:
+            raise PaddockError(self.config_refusal(exc, settings, lobby=False)) from None
+
+    def config_refusal(
+        self, error: BadConfig, settings: dict[str, Any], *, lobby: bool = True
+    ) -> str:
+        if not isinstance(error, PlayerCount):
+            return error.message
+        mode = settings.get("mode", "standard")
+        name, people = MODE_PEOPLE.get(mode, (mode.capitalize(), "crews"))
+        one = people.split(",")[0].split()[0].removesuffix("s")  # "crew" or "player"
+        least, most, given = error.least, error.most, error.given
+        want = str(least) if least == most else f"{least} to {most}"
+        if given > most:
+            todo = (
+                f"{counted(given - most, one)} must leave the lobby"
+                if lobby
+                else f"name at most {counted(most - 1, 'other player')} in `players`"
+            )
+        elif lobby:
+            short = (
+                f"another {one}" if given + 1 == least else counted(least - given, f"more {one}")
+            )
+            todo = f"wait for {short} to join"
+        else:
+            who = "the other players" if given == 1 else counted(least - given, "more player")
+            todo = f"mention {who} in `players`, or leave it out to open a lobby they can join"
+        if given == 1 and most > 1:
+            todo += ", or use `/pit solo` to race alone" if lobby else "; `/pit solo` races alone"
+        return f"{name} mode needs {want} {people}: {todo}."
 
     def waiting_seats(self, state: GameState) -> list[int]:
         return []  # everyone repairs at once, in real time: no turns to wait for
@@ -186,6 +232,7 @@ class PitPresenter(Presenter[PitFormulaState]):
 
 
 class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-time pit crews"):
+    presenter: PitPresenter
     countdown_seconds: float = 3.0
     edit_interval: float = 1.5
     clock_interval: float = 5.0  # how often the solo stopwatch message is edited
@@ -261,6 +308,8 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         seats = [human_seat(i, u) for i, u in enumerate(users)]
         if len(seats) > self.presenter.max_players:
             raise PaddockError("Pit Formula takes at most 4 players.")
+        if players:  # started at once: a count the mode does not take opens nothing
+            self.presenter.check(settings, len(seats))
         record = await self.table.open_lobby(
             interaction,
             self.presenter,
@@ -290,7 +339,10 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         rival: app_commands.Choice[str],
         races: app_commands.Range[int, 1, 12] = 5,
     ) -> None:
+        if not 1 <= races <= 12:
+            raise PaddockError("A championship has 1 to 12 races.")
         settings = {"mode": "solo", "races": races, "rival": rival.value}
+        self.presenter.check(settings, 1)
         seats = [human_seat(0, interaction.user)]
         record = await self.table.open_lobby(
             interaction,

@@ -465,6 +465,9 @@ class RF90Presenter(Presenter[RF90State]):
             button(answer[:80], AREA, game_id, "pick", encode(token, [*path, page * PAGE + i]))
             for i, answer in enumerate(shown)
         ]
+        if page > 0:  # back a page of the same question (a first question has no Back)
+            back = encode(token, path, page - 1)
+            items.append(button(f"◀ Page {page}", AREA, game_id, "pick", back))
         if (page + 1) * PAGE < len(q.answers):
             items.append(button("More…", AREA, game_id, "pick", encode(token, path, page + 1)))
         if path:
@@ -573,11 +576,18 @@ class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 r
     ) -> None:
         assert interaction.guild is not None
         full = catalog.track(track.value).race_turns
-        if turns is not None and turns > full:
+        if turns is not None and not catalog.MIN_RACE_TURNS <= turns <= full:
             raise PaddockError(
                 f"A race at {track.name} lasts at most {full} game turns: "
                 f"choose {catalog.MIN_RACE_TURNS} to {full}, or leave turns out for the full race."
             )
+        # Discord keeps options in their ranges; discord.py does not check, so here too.
+        if not 1 <= max_players <= 6:
+            raise PaddockError("A race has 1 to 6 drivers (robots fill the grid).")
+        if not 1 <= turn_minutes <= 10080:
+            raise PaddockError("The time for a decision is 1 minute to 7 days (10080 minutes).")
+        if not 1 <= idle_days <= 60:
+            raise PaddockError("An idle race is abandoned after 1 to 60 days.")
         found = await league_round_for_game(
             self.store, interaction.guild.id, league, round, KIND, interaction.user.id
         )
@@ -618,7 +628,7 @@ class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 r
         name="replay", description="Post this race as an animation: one frame per activation"
     )
     async def replay(self, interaction: discord.Interaction) -> None:
-        record = await self.table.game_here(interaction, self.presenter, running=False)
+        record = await self.table.game_here(interaction, self.presenter, running=False, ended=True)
         if record.state_json is None:
             raise PaddockError("This race has not started yet: nothing to replay.")
         await interaction.response.defer(thinking=True)
@@ -627,6 +637,12 @@ class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 r
 
         def render() -> bytes:  # ~10 s of drawing on one core: never on the event loop
             states = activation_states(GAME, record.seed, record.config, actions)
+            if len(states) < 2 and record.status != "running":
+                raise PaddockError(
+                    f"This race is over: it was {self.table.ending(record)} before its first "
+                    "section activation, so there is nothing to replay; `/rf90 log` tells its "
+                    "moves."
+                )
             if len(states) < 2:
                 raise PaddockError("The race has not reached its first activation yet.")
             return render_replay(states)
@@ -638,6 +654,9 @@ class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 r
         data = self._replays[key]
         state = GAME.load_state(record.state_json)
         done = "the whole race" if state.phase == "finished" else f"up to game turn {state.turn}"
+        if record.status not in ("lobby", "running"):  # watched again once it is over
+            ending = self.table.ending(record)
+            done += " (it has finished)" if ending == "finished" else f", where it was {ending}"
         await interaction.followup.send(
             f"Replay of {shown(record.settings.get('title', 'the race'))}"
             f": {done}, one frame per section activation.",

@@ -40,12 +40,12 @@ class TableCog(commands.GroupCog):
 
     @app_commands.command(name="status", description="Repost the race as it stands here")
     async def status(self, interaction: discord.Interaction) -> None:
+        # A game that is over is refused privately: nothing is posted, so an archived
+        # race's thread stays archived.
         record = await self.table.game_here(interaction, self.presenter, running=False)
         if record.status == "lobby":  # e.g. its message deleted: the lobby again, below
             await self.table.repost_lobby(interaction, record)
             return
-        if record.status != "running":
-            raise PaddockError(f"This {self.presenter.noun} is over: nothing to repost.")
         await self.table.status(interaction, record)
 
     @app_commands.command(name="log", description="The last actions of this race, in words")
@@ -53,12 +53,16 @@ class TableCog(commands.GroupCog):
     async def log(
         self, interaction: discord.Interaction, count: app_commands.Range[int, 1, 50] = 10
     ) -> None:
-        record = await self.table.game_here(interaction, self.presenter)
+        record = await self.table.game_here(interaction, self.presenter, ended=True)
         loaded = await self.table.load(record.id)
         await interaction.response.defer(ephemeral=True, thinking=True)
-        text = await self.table.log_text(loaded, max(1, min(count, 50)))
+        count = max(1, min(count, 50))
+        text, pager = await self.table.log_page(loaded, count, loaded.record.seq)
         await interaction.followup.send(
-            text, ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
+            text,
+            view=pager or discord.utils.MISSING,
+            ephemeral=True,
+            allowed_mentions=discord.AllowedMentions.none(),
         )
 
     @app_commands.command(name="cancel", description="Close this lobby (host or league admin)")
@@ -70,7 +74,8 @@ class TableCog(commands.GroupCog):
                 f"`/{self.presenter.area} abandon` to end it."
             )
         await self.table.require_manager(interaction, record, "cancel this lobby")
-        if not await self.store.end_game(record.id, from_status=("lobby",)):
+        timers = await self.table.end_timers(record)
+        if not await self.store.end_game(record.id, from_status=("lobby",), timers=timers):
             raise PaddockError("This lobby is already closed.")
         channel = await self.table.channel_of(record)
         await self.table.strip_prompt(channel, record.status_message_id)  # the lobby's buttons

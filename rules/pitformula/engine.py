@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from rules.base import Action, Event, Game, Placing
-from rules.errors import IllegalAction, NotYourTurn
+from rules.errors import BadConfig, IllegalAction, NotYourTurn
 from rules.pitformula import coords
 from rules.pitformula.catalog import FLAG_NAMES, LETTER_PART, PART_LETTER, PARTS, Repairs, catalog
 from rules.pitformula.coords import SLOT_PART, SPARE
@@ -20,6 +20,7 @@ from rules.pitformula.state import (
     DISCARDED,
     ON_TABLE,
     OUT_OF_PLAY,
+    SETTING_LIMITS,
     SPARE_SLOT,
     Car,
     CardSlot,
@@ -43,10 +44,17 @@ MAX_POINTS_RACES = 12  # Paddock rule: a points championship also ends after 12 
 
 
 def parse_settings(config: dict[str, Any]) -> Settings:
+    """The settings, or `BadConfig` saying in a player's words what is wrong with them: the
+    settings' own refusal, or what the first setting refused takes (SETTING_LIMITS)."""
     try:
         return Settings.model_validate(config)
     except ValidationError as exc:
-        raise ValueError(f"bad Pit Formula settings: {exc.errors()[0]['msg']}") from None
+        first = exc.errors()[0]
+        refusal = first.get("ctx", {}).get("error")
+        if isinstance(refusal, BadConfig):
+            raise refusal from None
+        field = str(first["loc"][0]) if first["loc"] else ""
+        raise BadConfig(SETTING_LIMITS.get(field, "These game settings are not valid.")) from None
 
 
 # --- small queries the bot and renderer can use ---------------------------------------------
@@ -173,7 +181,8 @@ class PitFormula(Game[PitFormulaState]):
 
         st = parse_settings(config)
         if st.solo and st.rival not in catalog().rivals:
-            raise ValueError(f"unknown Rival {st.rival!r} (known: {', '.join(catalog().rivals)})")
+            rivals = ", ".join(r.name for r in catalog().rivals.values())
+            raise BadConfig(f"There is no Rival called {st.rival!r}: the Rivals are {rivals}.")
         cat = catalog()
         rng = Rng.from_seed(seed)
         faces = [f"{PART_LETTER[part]}{d}" for part in PARTS for d in cat.components.tokens[part]]

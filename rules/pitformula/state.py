@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, TypeAdapter, model_validator
 
 from rules.base import Action, GameState, Model
+from rules.errors import BadConfig, PlayerCount
 from rules.pitformula.catalog import Repairs
 
 Mode = Literal["standard", "pitcrew", "constructors", "solo", "coop"]
@@ -57,7 +58,13 @@ class Settings(Model):
         lo, hi = _PLAYERS[self.mode]
         if not lo <= self.players <= hi:
             want = str(lo) if lo == hi else f"{lo} to {hi}"
-            raise ValueError(f"{self.mode} mode is for {want} players, not {self.players}")
+            raise PlayerCount(
+                f"{self.mode.capitalize()} mode is for {want} players, not {self.players}.",
+                mode=self.mode,
+                least=lo,
+                most=hi,
+                given=self.players,
+            )
         if not self.crews:
             if self.mode == "pitcrew":
                 self.crews = [[0, 1], [2, 3]]
@@ -67,15 +74,15 @@ class Settings(Model):
                 self.crews = [[s] for s in range(self.players)]
         seats = sorted(s for crew in self.crews for s in crew)
         if seats != list(range(self.players)) or any(not c for c in self.crews):
-            raise ValueError("crews must share out every seat exactly once")
+            raise BadConfig("The crews must share out every seat exactly once.")
         if self.mode == "constructors":
             if not self.teams:
                 self.teams = [[0, 1], [2, 3]]
             cars = sorted(c for team in self.teams for c in team)
             if cars != [0, 1, 2, 3] or any(len(t) != 2 for t in self.teams):
-                raise ValueError("constructors teams are two pairs of cars")
+                raise BadConfig("Constructors teams are two pairs of cars.")
         elif self.teams:
-            raise ValueError("teams are only for constructors mode")
+            raise BadConfig("Teams are only for constructors mode.")
         return self
 
     @property
@@ -88,6 +95,16 @@ class Settings(Model):
 
     def skill(self, seat: int) -> Skill:
         return self.skills[seat] if seat < len(self.skills) else Skill()
+
+
+# What each setting takes, in a player's words: a value the model refuses is told this.
+SETTING_LIMITS = {
+    "mode": "The modes are standard, pitcrew, constructors, solo and coop.",
+    "players": "The number of players is a whole number from 1 to 4.",
+    "races": "A championship has 1 to 12 races.",
+    "points_target": "A points championship is won at 1 point or more.",
+    "stopwatch_ms": "The Rival's stopwatch runs for at least a second.",
+}
 
 
 class CardSlot(Model):

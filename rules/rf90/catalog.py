@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from rules.base import Model
+from rules.errors import BadConfig
 
 Colour = Literal["red", "orange", "yellow", "green"]
 TRACKS = ("barcelona", "silverstone")
@@ -490,7 +491,7 @@ def race_deck() -> dict[int, Card]:
 @cache
 def _full_track(name: str) -> Track:
     if name not in TRACKS:
-        raise ValueError(f"unknown track {name!r} (known: {', '.join(TRACKS)})")
+        raise BadConfig(f"There is no track called {name!r}: the tracks are {', '.join(TRACKS)}.")
     return Track.model_validate(_read(f"track_{name}.json"))
 
 
@@ -505,9 +506,9 @@ def track(name: str, race_turns: int | None = None) -> Track:
     if race_turns is None or race_turns == full.race_turns:
         return full
     if not MIN_RACE_TURNS <= race_turns <= full.race_turns:
-        raise ValueError(
-            f"a race at {full.name} lasts {MIN_RACE_TURNS} to {full.race_turns} game turns, "
-            f"not {race_turns}"
+        raise BadConfig(
+            f"A race at {full.name} lasts {MIN_RACE_TURNS} to {full.race_turns} game turns, "
+            f"not {race_turns}."
         )
     share = race_turns / full.race_turns
     stages = sorted({1 + round((s - 1) * share) for s in full.stages})

@@ -14,7 +14,7 @@ from typing import Any
 
 from rules.base import Action, Event, Game, Placing
 from rules.championship import CAR_COLOURS
-from rules.errors import IllegalAction
+from rules.errors import BadConfig, IllegalAction, PlayerCount
 from rules.rf90 import catalog as cat
 from rules.rf90.legality import check_action, setup_problem
 from rules.rf90.mechanics import (  # noqa: F401  (re-exported: importable from the engine)
@@ -105,16 +105,19 @@ class RF90(Game[RF90State]):
         if isinstance(players, int):
             players = [{} for _ in range(players)]
         if len(players) > 6:
-            raise ValueError("RF90 takes at most 6 players")
+            raise PlayerCount(
+                "A race takes at most 6 drivers.", mode="race", least=0, most=6, given=len(players)
+            )
         rng = Rng.from_seed(seed)
         cars: list[Car] = []
         colours = [p.get("colour") for p in players]
         for c in colours:
             if c is not None and c not in CAR_COLOURS["rf90"]:
-                raise ValueError(f"unknown colour {c!r}: one of {', '.join(CAR_COLOURS['rf90'])}")
+                known = ", ".join(CAR_COLOURS["rf90"])
+                raise BadConfig(f"There is no {c!r} car: the colours are {known}.")
         taken = [c for c in colours if c is not None]
         if len(taken) != len(set(taken)):
-            raise ValueError("two players chose the same colour")
+            raise BadConfig("Two drivers chose the same colour: each needs a colour of their own.")
         free = iter(c for c in CAR_COLOURS["rf90"] if c not in taken)
         for seat, p in enumerate(players):
             colour = p.get("colour") or next(free)
@@ -124,7 +127,7 @@ class RF90(Game[RF90State]):
             if chosen:
                 problem = setup_problem(skill, setup.tyres, setup.wear, setup.cards)
                 if problem:
-                    raise ValueError(f"seat {seat}: {problem}")
+                    raise BadConfig(f"Seat {seat}: {problem}")
             cars.append(
                 Car(
                     id=seat,
@@ -139,7 +142,7 @@ class RF90(Game[RF90State]):
             )
         for team in {c.team for c in cars if c.team is not None}:
             if sum(1 for c in cars if c.team == team) > tables.teams.max_cars:
-                raise ValueError(f"team {team!r} has more than {tables.teams.max_cars} cars")
+                raise BadConfig(f"Team {team!r} has more than {tables.teams.max_cars} cars.")
         n_players = max(1, len(players))
         robots = config.get("robots") or tables.robots.by_players[min(n_players, 6)]
         for rtype in ("superfast", "fast", "slow"):

@@ -475,8 +475,8 @@ class Backend:
         """A thread is archived (``locked``: by a moderator, so that only someone with Manage
         Threads may reopen it). Posting or editing in it answers 400 "Thread is archived"
         until a ``PATCH /channels/{id}`` with ``archived: false`` reopens it (refused with 403
-        Missing Permissions when locked: the bot has no Manage Threads). Returns the thread
-        payload, e.g. for a THREAD_UPDATE."""
+        Missing Permissions when locked and the bot has no Manage Threads, see ``revoke``;
+        archiving one takes it too). Returns the thread payload, e.g. for a THREAD_UPDATE."""
         meta = self.threads[int(thread_id)]["thread_metadata"]
         meta.update(archived=True, locked=locked, archive_timestamp=pl.iso_now())
         return self.threads[int(thread_id)]
@@ -921,8 +921,11 @@ class Backend:
             return found
         body = call.json or {}
         meta = thread["thread_metadata"]
-        if meta.get("locked") and ("archived" in body or "locked" in body):
-            # reopening a locked thread takes Manage Threads, which the bot is not given
+        # Archiving, locking or changing a locked thread takes Manage Threads; reopening an
+        # unlocked thread only Send Messages (Discord's Modify Channel for threads).
+        managing = body.get("archived") is True or "locked" in body or meta.get("locked")
+        changes = "archived" in body or "locked" in body
+        if managing and changes and not self.bot_can(c, "manage_threads"):
             raise HTTPError(403, "Missing Permissions", MISSING_PERMISSIONS)
         for key in ("archived", "locked", "auto_archive_duration", "invitable"):
             if key in body:

@@ -504,7 +504,7 @@ def test_players_choose_their_colour_and_robots_wear_their_types_colours():
     assert robots == {"superfast": "black", "fast": "yellow", "slow": "purple"}
     with pytest.raises(ValueError, match="same colour"):
         GAME.new_game(1, {"players": [{"colour": "red"}, {"colour": "red"}]})
-    with pytest.raises(ValueError, match="unknown colour"):
+    with pytest.raises(ValueError, match="no .mauve. car"):
         GAME.new_game(1, {"players": [{"colour": "mauve"}]})
 
 
