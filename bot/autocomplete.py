@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 import discord
 from discord import app_commands
 
-from rules.championship import GAME_KINDS
+from rules.championship import game_kinds
 from rules.errors import PaddockError
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def _fit(text: str) -> str:
 
 def league_label(league: League, *, game: bool) -> str:
     """A league as its choice reads: its name, season, (game) and whether it is closed."""
-    what = f"{GAME_KINDS[league.game]}, " if game else ""
+    what = f"{game_kinds()[league.game]}, " if game else ""
     closed = ", closed" if not league.is_open else ""
     return _fit(f"{league.name} ({what}season {league.season}{closed})")
 

@@ -232,16 +232,20 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         names = ", ".join(sorted(known)) or "none yet"
         print(f"simulate: unknown game {args.game!r} (known: {names})", file=sys.stderr)
         return 2
-    options = {
-        k: v
-        for k, v in {
-            "players": args.players,
-            "laps": args.laps,
-            "track": args.track,
-            "mode": args.mode,
-        }.items()
-        if v is not None
+    game = known[args.game]
+    own = {_dest(o.flag) for o in game.spec.simulate}
+    given = {
+        dest: getattr(args, dest)
+        for dest in _simulate_dests()
+        if getattr(args, dest, None) is not None
     }
+    if others := sorted(set(given) - own):
+        print(
+            f"simulate: {', '.join('--' + o for o in others)} is not an option of {args.game}",
+            file=sys.stderr,
+        )
+        return 2
+    options = {"players": args.players, **given} if args.players is not None else given
     if args.races is not None:
         return _simulate_races(args, known[args.game], options)
     try:
@@ -259,6 +263,17 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         for entry in result["classification"]:
             print(f"  {entry.get('place')}. seat {entry.get('seat')} ({entry.get('status')})")
     return 0
+
+
+def _dest(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
+
+
+def _simulate_dests() -> list[str]:
+    """The game options `paddock simulate` takes: those the registered games' specs name."""
+    from rules.base import specs
+
+    return sorted({_dest(o.flag) for spec in specs().values() for o in spec.simulate})
 
 
 def _simulate_races(args: argparse.Namespace, game: object, options: dict) -> int:
@@ -356,9 +371,8 @@ class _Defaults(argparse.HelpFormatter):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from rules.base import games
-    from rules.pitformula.simulate import SIM_MODES
-    from rules.rf90.catalog import TRACKS
+    from rules.base import games, specs
+    from rules.spec import SimOption, resolve
 
     parser = argparse.ArgumentParser(
         prog="paddock", description="Racing board games and championships in Discord."
@@ -417,9 +431,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="play this many races (seeds --seed on) and report win rates by car type (rf90)",
     )
     p.add_argument("--players", type=int, help="player seats (the game's default if unset)")
-    p.add_argument("--laps", type=int, help="laps (waddington)")
-    p.add_argument("--track", help=f"rf90: {', '.join(TRACKS)}")
-    p.add_argument("--mode", help=f"pitformula: {', '.join(SIM_MODES)}")
+    flags: dict[str, SimOption] = {}
+    for spec in specs().values():  # each game's own options, declared in its spec
+        for option in spec.simulate:
+            flags.setdefault(option.flag, option)
+    for option in flags.values():
+        values = f": {', '.join(map(str, resolve(option.values)))}" if option.values else ""
+        p.add_argument(option.flag, type=option.type, help=option.help + values)
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.set_defaults(func=cmd_simulate)
 

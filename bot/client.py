@@ -20,18 +20,21 @@ from bot.table import Table
 from bot.threads import tune_switch_interval
 from bot.timers import TimerManager
 from renderer.boards import warm_all
+from rules.base import specs
 from store import Store, open_store
 
 log = logging.getLogger("paddock")
 
-COGS = (
-    "bot.cogs.league",
-    "bot.cogs.waddington",
-    "bot.cogs.pitformula",
-    "bot.cogs.rf90",
-    "bot.cogs.games",
-    "bot.cogs.help",
-)
+# The cogs of no game in particular; each game's own comes from its spec (rules/spec.py).
+COMMON_COGS = ("bot.cogs.league", "bot.cogs.games", "bot.cogs.help")
+
+
+def cogs() -> list[str]:
+    """Every extension the bot loads: the leagues', then each registered game's, then those
+    that list the games (/games, /help)."""
+    games = [spec.cog for spec in specs().values() if spec.cog]
+    return [COMMON_COGS[0], *games, *COMMON_COGS[1:]]
+
 
 # What the invite URL in README.md asks for; a test keeps the two in step.
 REQUIRED_PERMISSIONS = discord.Permissions(
@@ -87,7 +90,7 @@ class PaddockBot(commands.Bot):
         applied = await self.store.open()
         if applied:
             log.info("applied migrations: %s", ", ".join(applied))
-        for extension in COGS:
+        for extension in cogs():
             await self.load_extension(extension)
         self.add_dynamic_items(PaddockButton)
         self.timers.start()

@@ -12,7 +12,7 @@ from typing import Any, cast
 from bot.league_tables import standings_report
 from renderer.boards import board_renderers
 from rules.base import games
-from rules.championship import CAR_COLOURS, default_points_table
+from rules.championship import car_colours, default_points_table
 from store import Seat, Store, open_store, play
 from store.verify import verify_store
 
@@ -73,7 +73,7 @@ async def run_demo(out: Path, *, seed: int = 2026, rounds: int = 3) -> int:
         league = await store.create_league(
             GUILD_ID, "Demo Championship", kind, table.name, table.points, None
         )
-        colours = CAR_COLOURS[kind]
+        colours = car_colours(kind)
         for i, name in enumerate(DRIVERS):
             await store.join_league(league, 9001 + i, name, colours[i] if colours else None)
         members = await store.members(league.id)

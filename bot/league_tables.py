@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from bot.components import in_code, shown
 from renderer.common import counted
 from renderer.standings import StandingsLine, render_standings
-from rules.championship import GAME_KINDS, PointsTable, RoundResult, StandingRow, standings
+from rules.championship import PointsTable, RoundResult, StandingRow, game_kinds, standings
 from rules.errors import PaddockError
 from store import League, Member, Round, Store
 
@@ -43,7 +43,7 @@ class StandingsReport:
     def subtitle(self) -> str:
         status = "" if self.league.is_open else " - season closed"
         return (
-            f"{GAME_KINDS[self.league.game]} - points {'-'.join(map(str, self.league.points))}"
+            f"{game_kinds()[self.league.game]} - points {'-'.join(map(str, self.league.points))}"
             f" - {self.rounds_done}/{self.rounds_total} rounds{status}"
         )
 
@@ -122,8 +122,8 @@ async def league_round_for_game(
     league = await store.get_league(guild_id, league_name)
     if league.game != kind:
         raise PaddockError(
-            f"**{shown(league.label)}** is a {GAME_KINDS[league.game]} league, not "
-            f"{GAME_KINDS[kind]}."
+            f"**{shown(league.label)}** is a {game_kinds()[league.game]} league, not "
+            f"{game_kinds()[kind]}."
         )
     if not league.is_open:
         raise PaddockError(f"Season {league.season} of **{shown(league.name)}** is closed.")

@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from rules.rng import Rng
+from rules.spec import GameSpec
 
 
 class Model(BaseModel):
@@ -61,6 +62,7 @@ class Game(ABC, Generic[S]):
 
     name: ClassVar[str]
     title: ClassVar[str]
+    spec: ClassVar[GameSpec]  # the rest Paddock knows of it (rules/spec.py)
     state_type: ClassVar[type[GameState]]
     action_adapter: ClassVar[TypeAdapter[Any]]
 
@@ -139,10 +141,23 @@ G = TypeVar("G", bound=Game[Any])
 
 
 def register(game: G) -> G:
+    """Add a game to the registry: from then on the bot, the store, the renderer and the
+    tools know it (a test may register one of its own, then `unregister` it)."""
     if game.name in _REGISTRY:
         raise ValueError(f"game {game.name!r} is already registered")
+    if (game.spec.name, game.spec.title) != (game.name, game.title):
+        raise ValueError(f"game {game.name!r}: its spec names another game")
     _REGISTRY[game.name] = game
     return game
+
+
+def unregister(name: str) -> None:
+    _REGISTRY.pop(name, None)
+
+
+def specs() -> dict[str, GameSpec]:
+    """Every registered game's spec, by name."""
+    return {name: game.spec for name, game in games().items()}
 
 
 def games() -> dict[str, Game[Any]]:

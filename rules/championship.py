@@ -18,19 +18,19 @@ from rules.errors import PaddockError
 
 T = TypeVar("T")
 
-GAME_KINDS: dict[str, str] = {
-    "rf90": "Race! Formula 90",
-    "waddington": "Waddington's Formula 1",
-    "pitformula": "Pit Formula",
-}
 
-# Car colours a league member may claim. Waddington's are the six cars of rule 19; RF90's
-# dashboard colours are a Paddock choice until its own issue sets them; Pit Formula has no cars.
-CAR_COLOURS: dict[str, list[str]] = {
-    "waddington": ["yellow", "orange", "green", "red", "black", "blue"],
-    "rf90": ["red", "blue", "green", "yellow", "white", "black"],
-    "pitformula": [],
-}
+def game_kinds() -> dict[str, str]:
+    """Every registered game's title, by name: the games a league may be of."""
+    from rules.base import games
+
+    return {name: game.title for name, game in games().items()}
+
+
+def car_colours(kind: str) -> list[str]:
+    """The car colours a league member of this game may claim (none: no choice)."""
+    from rules.base import get_game
+
+    return list(get_game(kind).spec.colours)
 
 
 class PointsTable(BaseModel):

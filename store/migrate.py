@@ -95,6 +95,13 @@ async def apply_pending(conn: aiosqlite.Connection, directory: Path = MIGRATIONS
             if not done:
                 for statement in statements(mig.sql):
                     await conn.execute(statement)
+                if "writable_schema" in mig.sql:
+                    # The table's text was edited (migration 0007): a new schema version
+                    # makes every connection, this one too, read the schema again.
+                    async with conn.execute("PRAGMA schema_version") as cur:
+                        row = await cur.fetchone()
+                    assert row is not None
+                    await conn.execute(f"PRAGMA schema_version = {int(row[0]) + 1}")
                 await conn.execute(
                     "INSERT INTO schema_migrations (version, name, applied_at)"
                     " VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",

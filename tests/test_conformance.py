@@ -30,7 +30,8 @@ check, so that each test below reports one property:
 - an action applied where the seats' hands differ has the same public effects: who acts
   next, `public_view` and its events' log lines (issue 11's Tactic card window).
 
-What is hidden is declared per game in HIDDEN (small data, read from each engine's views),
+What is hidden is declared in each game's spec (`hidden`, rules/spec.py: small data, read from
+the engine's views), and so are the variants played (`variants`),
 and the declaration is checked against what the views strip: every list `public_view` shows
 as a number must be declared; hiding a zone the views show fails (`public_view` changes); and
 a seat's own view must show its zones changing (they are real, so a leak would be seen). A
@@ -52,6 +53,7 @@ import pytest
 from rules.base import Action, Game, GameState, games
 from rules.errors import IllegalAction
 from rules.rng import Rng
+from rules.spec import Json, Path, Zone, _nobody, resolve
 
 # --- what is played -------------------------------------------------------------------------
 
@@ -79,41 +81,6 @@ def _pitformula_variants() -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
     return out
 
 
-# Per game: variant -> (simulation_config options, config keys to change). A game missing
-# here plays its default simulation.
-VARIANTS: dict[str, Callable[[], dict[str, tuple[dict[str, Any], dict[str, Any]]]]] = {
-    "rf90": lambda: {
-        # team-mates, a set-up fixed by the race configuration, a shortened race (first: it
-        # is the short one, so it gets the second seed)
-        "teams-short": (
-            {"track": "barcelona"},
-            {
-                "players": [
-                    {"team": "Scuderia"},
-                    {"team": "Scuderia"},
-                    {"skill": "tuning", "setup": {"tyres": 3, "wear": 3, "cards": 2}},
-                    {},
-                    {},
-                ],
-                "race_turns": 5,
-            },
-        ),
-        "barcelona": ({"players": 4, "track": "barcelona"}, {}),
-        "silverstone": ({"players": 3, "track": "silverstone"}, {}),
-        "robots-only": ({"players": 0, "track": "silverstone"}, {}),
-    },
-    "pitformula": _pitformula_variants,
-    # Waddington's has one circuit (paddock-park); its variants are the optional rules
-    "waddington": lambda: {
-        "default": ({}, {}),
-        "soft-rules": ({"players": 3}, {"soft_tactic_after_dice": True, "soft_spin_tyres": True}),
-        "eight-cars": ({"players": 8, "laps": 1, "more_than_six": True}, {}),
-        # races started before the card window on public facts, replayed as they were played
-        "legacy-card-window": ({"players": 3}, {"public_card_window": False}),
-    },
-}
-
-
 def _free_form(name: str) -> Callable[[Any, Action], bool] | None:
     """Actions a game's documents allow besides the listed ones (its robots send them)."""
     if name == "pitformula":
@@ -125,106 +92,14 @@ def _free_form(name: str) -> Callable[[Any, Action], bool] | None:
 
 # --- what is hidden --------------------------------------------------------------------------
 
-Json = Any
-Path = tuple[Any, ...]
-
-
-def _nobody(state: Json, path: Path) -> set[int]:
-    return set()
-
-
-def _always(state: Json, parent: Json) -> bool:
-    return True
-
-
-@dataclass(frozen=True)
-class Zone:
-    """Hidden data at `path` in the state's JSON ("*" matches every index or key): a list of
-    values or one value (None is left alone). `owner` gives the seats that may see it (none:
-    nobody may); `when` whether it is hidden now, given the state and the containing object.
-    Perturbations shuffle the values of one `pool` among the zones, and move a single value
-    (`universe` given) to another possible one."""
-
-    path: Path
-    pool: str | Callable[[Any], str]  # a name, or a value's pool
-    owner: Callable[[Json, Path], set[int]] = _nobody
-    when: Callable[[Json, Json], bool] = _always
-    universe: tuple[Any, ...] = ()
-    held: bool = False  # a hand: held until an action names its cards; no rule reveals it
-
-
-def _car_seat(state: Json, path: Path) -> set[int]:
-    seat = state["cars"][path[1]]["seat"]
-    return set() if seat is None else {seat}
-
-
-def _rf90_pending_seat(state: Json, path: Path) -> set[int]:
-    seat = state["cars"][state["pending"]["car"]]["seat"]
-    return set() if seat is None else {seat}
-
-
-def _rf90_duel_seat(state: Json, path: Path) -> set[int]:
-    seat = state["cars"][int(path[2])]["seat"]
-    return set() if seat is None else {seat}
-
-
-def _rf90_card(card: int) -> str:
-    """Race and Track cards stay apart: how many of each a hand holds is public (Track cards
-    are given in public, played cards are shown)."""
-    from rules.rf90.catalog import TRACK_CARD_BASE
-
-    return "track" if card > TRACK_CARD_BASE else "race"
-
-
-def _pf_part(card: str) -> str:
-    return card[0]  # a part card stays with its part (T, W, G, E): the slots show the part
-
-
-def _rf90_before_reveal(state: Json, parent: Json) -> bool:
-    return state["phase"] in ("setup", "qualifying")
-
-
-# Read from each engine's public_view / seat_view (rules/<game>/engine.py).
-HIDDEN: dict[str, list[Zone]] = {
-    "rf90": [
-        Zone(("cars", "*", "hand"), _rf90_card, _car_seat, held=True),
-        Zone(("cars", "*", "qual_card"), _rf90_card, _car_seat, _rf90_before_reveal),
-        Zone(
-            ("cars", "*", "qual_fuel"), "fuel", _car_seat, _rf90_before_reveal, (8, 10, 12, 14, 16)
-        ),
-        Zone(("pending", "drawn"), _rf90_card, _rf90_pending_seat),
-        Zone(("duel", "cards", "*"), _rf90_card, _rf90_duel_seat),
-        Zone(("race_draw",), _rf90_card),
-        Zone(("track_draw",), _rf90_card),
-        Zone(("race_discard",), _rf90_card),  # counts only (HTP, Substitute Car)
-        Zone(("track_discard",), _rf90_card),
-    ],
-    "waddington": [
-        Zone(("cars", "*", "hand"), "tactic", _car_seat, held=True),
-        Zone(("tactic_undealt",), "tactic"),
-        Zone(("tactic_used",), "tactic"),  # face down on the used pile (counted in public)
-        Zone(("pit_deck",), "pit"),
-    ],
-    "pitformula": [
-        # face-down part cards: no crew sees them, its own neither, until revealed
-        Zone(("cars", "*", "cards", "*", "card"), _pf_part, when=lambda s, cs: not cs["revealed"]),
-        *(Zone(("decks", d), _pf_part) for d in ("tyre", "wing", "gas", "engine")),
-        *(Zone(("decks", d), "crash") for d in ("crash", "super")),
-        Zone(("trophy_stack",), "trophy"),
-        # trophy tokens won are shown as a number (what they are shows in the race results)
-        Zone(("cars", "*", "trophies"), "trophy"),
-        Zone(("rival_trophies",), "trophy"),
-    ],
-}
-
 
 def _zones(game: Game[Any]) -> list[Zone]:
-    if game.name in HIDDEN:
-        return HIDDEN[game.name]
+    if game.spec.hidden:
+        return list(game.spec.hidden)
     if type(game).seat_view is not Game.seat_view or type(game).public_view is not Game.public_view:
         pytest.fail(
-            f"{game.name} has views of its own: declare what they hide in HIDDEN "
-            "(tests/test_conformance.py), an empty list if nothing"
+            f"{game.name} has views of its own: declare what they hide in its spec's "
+            "`hidden` (rules/spec.py)"
         )
     return []
 
@@ -380,7 +255,7 @@ def _check_secrets(
             play.fail("secrets", f"seat_view({s}) is not JSON: {exc}")
     for path in _counted(data, public):
         if not _declared(data, zones, path):
-            play.fail("secrets", f"public_view counts {path} but HIDDEN does not declare it")
+            play.fail("secrets", f"public_view counts {path}, undeclared in its spec's `hidden`")
     to_act = game.to_act(state)
     offered = {s: game.legal_actions(state, s) for s in to_act}
     robots = {s: game.robot_action(state, s) for s in to_act}
@@ -620,7 +495,8 @@ XFAIL: dict[tuple[str, str, str], str] = {
 
 def _cases() -> Iterator[Any]:
     for name in sorted(games()):
-        variants = VARIANTS[name]() if name in VARIANTS else {"default": ({}, {})}
+        spec = games()[name].spec
+        variants = resolve(spec.variants)() if spec.variants else {"default": ({}, {})}
         for i, (variant, options) in enumerate(variants.items()):
             for seed, p_random in SEEDS if i == 0 else SEEDS[:1]:
                 yield name, variant, json.dumps(options, sort_keys=True), seed, p_random

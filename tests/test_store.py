@@ -99,6 +99,7 @@ async def test_migrations_apply_once_and_are_recorded(backend_url: str) -> None:
         (4, "table_layer"),
         (5, "feed"),
         (6, "archive_threads"),
+        (7, "any_game"),
     ]
     if kind(backend_url) == "sqlite":
         assert (await query(backend_url, "PRAGMA journal_mode"))[0][0] == "wal"
@@ -761,3 +762,36 @@ async def test_a_game_ends_with_the_timers_its_end_arms_and_no_others(store: Sto
             break
         assert events == ["turn"]
     assert played.finished
+
+
+async def test_a_league_may_be_of_any_registered_game_after_the_migration(
+    backend_url: str, tmp_path: Path
+) -> None:
+    """Migration 0007 drops the list of games from the schema (each game declares itself):
+    a database made before it keeps its leagues, takes a league of a game it never heard
+    of, and keeps its other checks."""
+    postgres = kind(backend_url) == "postgres"
+    source = MIGRATIONS_DIR / "postgres" if postgres else MIGRATIONS_DIR
+    before = tmp_path / "before"
+    before.mkdir()
+    for path in sorted(source.glob("*.sql")):
+        if int(path.name[:4]) < 7:
+            (before / path.name).write_text(path.read_text())
+    old = open_store(backend_url, migrations_dir=before)
+    await old.open()
+    kept = await old.create_league(1, "Old Cup", "rf90", "waddington", [10, 8], 100)
+    with pytest.raises(Exception, match="(?i)check"):
+        await old.create_league(1, "Toy Cup", "toy", "waddington", [10, 8], 100)
+    await old.close()
+    s = open_store(backend_url)
+    assert await s.open() == ["0007_any_game"]
+    try:
+        assert await s.get_league(1, "Old Cup") == kept
+        toy_league = await s.create_league(1, "Toy Cup", "toy", "waddington", [10, 8], 100)
+        assert (await s.get_league(1, "Toy Cup")).game == "toy" == toy_league.game
+        with pytest.raises(Exception, match="(?i)check|season"):
+            await query(backend_url, "UPDATE leagues SET season = 0 WHERE id = ?", kept.id)
+    finally:
+        await s.close()
+    if not postgres:
+        assert await query(backend_url, "PRAGMA integrity_check") == [("ok",)]

@@ -10,6 +10,7 @@ from pydantic import TypeAdapter
 from rules.base import Action, Event, Game, GameState, Placing, games, get_game, register
 from rules.errors import IllegalAction, NotYourTurn
 from rules.rng import Rng
+from rules.spec import GameSpec
 
 
 class ToyState(GameState):
@@ -24,8 +25,9 @@ class Roll(Action):
 
 
 class ToyGame(Game[ToyState]):
-    name = "toy"
-    title = "Toy dice race"
+    spec = GameSpec(name="toy", title="Toy dice race")  # rules only: no cog, no board
+    name = spec.name
+    title = spec.title
     state_type = ToyState
     action_adapter = TypeAdapter(Roll)
 

@@ -22,9 +22,9 @@ from bot.league_tables import league_points_table, standings_report
 from bot.pages import DESCRIPTION, FIELD, MESSAGE, page_of, page_view, pages
 from renderer.common import counted
 from rules.championship import (
-    CAR_COLOURS,
-    GAME_KINDS,
+    car_colours,
     default_points_table,
+    game_kinds,
     get_points_table,
     parse_custom_points,
     points_tables,
@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 MENTION = re.compile(r"<@!?(\d+)>")
 STATUSES = ["finished", "retired", "timed out", "did not start"]
 
-GAME_CHOICES = [app_commands.Choice(name=title, value=key) for key, title in GAME_KINDS.items()]
 TABLE_CHOICES = [
     app_commands.Choice(name=t.title[:100], value=t.name) for t in points_tables().values()
 ]
@@ -86,13 +85,22 @@ def _require_open(league: League) -> None:
         raise PaddockError(f"Season {league.season} of **{shown(league.name)}** is closed.")
 
 
+def _game(value: str) -> str:
+    """A game the registry knows, picked by name or title (the option offers them)."""
+    kinds = game_kinds()
+    for kind, title in kinds.items():
+        if value.strip().casefold() in (kind, title.casefold()):
+            return kind
+    raise PaddockError(f"Pick a game from the list: {', '.join(kinds.values())}.")
+
+
 def _check_colour(league: League, colour: str | None) -> str | None:
     if colour is None:
         return None
     colour = colour.strip().casefold()
-    allowed = CAR_COLOURS[league.game]
+    allowed = car_colours(league.game)
     if not allowed:
-        raise PaddockError(f"{GAME_KINDS[league.game]} has no car colours; leave colour empty.")
+        raise PaddockError(f"{game_kinds()[league.game]} has no car colours; leave colour empty.")
     if colour not in allowed:
         raise PaddockError(f"Pick a colour from: {', '.join(allowed)}.")
     return colour
@@ -137,15 +145,25 @@ class LeagueCog(commands.Cog):
     async def colour_autocomplete(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        colours = sorted({c for cs in CAR_COLOURS.values() for c in cs})
+        colours = sorted({c for kind in game_kinds() for c in car_colours(kind)})
         name = getattr(interaction.namespace, "league", None)
         if name and interaction.guild is not None:
             try:
                 league = await self.store.get_league(interaction.guild.id, name)
-                colours = CAR_COLOURS[league.game]
+                colours = car_colours(league.game)
             except PaddockError:
                 pass
         return [app_commands.Choice(name=c, value=c) for c in colours if current.lower() in c][:25]
+
+    async def game_autocomplete(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        """The games Paddock runs (each game declares itself: rules/spec.py)."""
+        return [
+            app_commands.Choice(name=title, value=kind)
+            for kind, title in game_kinds().items()
+            if current.casefold() in title.casefold()
+        ][:25]
 
     # Everyone --------------------------------------------------------------------------
 
@@ -156,23 +174,24 @@ class LeagueCog(commands.Cog):
         points="Points table (default: Waddington's 10-8-6-4-2-1)",
         custom_points="Your own table instead, from first place down, e.g. 12-9-7-5-3-1",
     )
-    @app_commands.choices(game=GAME_CHOICES, points=TABLE_CHOICES)
+    @app_commands.choices(points=TABLE_CHOICES)
+    @app_commands.autocomplete(game=game_autocomplete)
     async def create(
         self,
         interaction: discord.Interaction,
         name: app_commands.Range[str, 1, 50],
-        game: app_commands.Choice[str],
+        game: str,
         points: app_commands.Choice[str] | None = None,
         custom_points: app_commands.Range[str, 1, 120] | None = None,
     ) -> None:
         assert interaction.guild is not None
         table, values = _points_choice(points.value if points else None, custom_points)
         league = await self.store.create_league(
-            interaction.guild.id, name, game.value, table, values, interaction.user.id
+            interaction.guild.id, name, _game(game), table, values, interaction.user.id
         )
         season = f"season {league.season}" if league.season > 1 else "its first season"
         await interaction.response.send_message(
-            f"League **{shown(league.name)}** created ({GAME_KINDS[league.game]}, {season}, "
+            f"League **{shown(league.name)}** created ({game_kinds()[league.game]}, {season}, "
             f"points {'-'.join(map(str, league.points))}). Drivers join with "
             f"`/league join league:{in_code(league.name)}`.",
             view=self._join_view(league),
@@ -194,7 +213,7 @@ class LeagueCog(commands.Cog):
         self, guild_id: int, leagues: list[League], page: int
     ) -> tuple[str, discord.ui.View | None]:
         lines = [
-            f"**{shown(lg.name)}** - {GAME_KINDS[lg.game]}, season {lg.season}"
+            f"**{shown(lg.name)}** - {game_kinds()[lg.game]}, season {lg.season}"
             f"{'' if lg.is_open else ' (closed)'}"
             for lg in leagues
         ]
@@ -253,7 +272,7 @@ class LeagueCog(commands.Cog):
         members = await self.store.members(found.id, active_only=True)
         rounds = await self.store.rounds(found.id)
         embed = discord.Embed(title=shown(found.label), colour=discord.Colour.dark_green())
-        embed.add_field(name="Game", value=GAME_KINDS[found.game])
+        embed.add_field(name="Game", value=game_kinds()[found.game])
         embed.add_field(name="Status", value="open" if found.is_open else "closed")
         embed.add_field(
             name="Points", value=f"{'-'.join(map(str, found.points))} ({found.points_table})"
@@ -707,7 +726,7 @@ class LeagueCog(commands.Cog):
             await interaction.response.edit_message(embed=embed, view=view)
             return
         taken = {m.colour for m in await self.store.members(league.id, active_only=True)}
-        free = [c for c in CAR_COLOURS[league.game] if c not in taken]
+        free = [c for c in car_colours(league.game) if c not in taken]
         colour = free[0] if free else None
         member = await self.store.join_league(
             league, interaction.user.id, interaction.user.display_name[:32], colour

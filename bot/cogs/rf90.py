@@ -37,7 +37,6 @@ from renderer.rf90 import (
     render_track,
 )
 from renderer.rf90_replay import render_replay
-from rules.championship import CAR_COLOURS
 from rules.errors import PaddockError
 from rules.rf90 import (
     GAME,
@@ -224,7 +223,7 @@ class RF90Presenter(Presenter[RF90State]):
     max_players = 6
     max_cars = 6
     play_forced = True  # e.g. phase E with no late braking and no free trajectory
-    colours = CAR_COLOURS["rf90"]
+    colours = list(GAME.spec.colours)
 
     def lobby_lines(self, record: GameRecord) -> list[str]:
         s = record.settings

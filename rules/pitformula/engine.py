@@ -15,6 +15,7 @@ from rules.pitformula import coords
 from rules.pitformula.catalog import FLAG_NAMES, LETTER_PART, PART_LETTER, PARTS, Repairs, catalog
 from rules.pitformula.coords import SLOT_PART, SPARE
 from rules.pitformula.repairs import TOKEN_COUNT, is_correct
+from rules.pitformula.spec import SPEC
 from rules.pitformula.state import (
     ACTION_ADAPTER,
     DISCARDED,
@@ -169,8 +170,9 @@ def _token_name(word: str) -> str:
 
 
 class PitFormula(Game[PitFormulaState]):
-    name = "pitformula"
-    title = "Pit Formula"
+    spec = SPEC
+    name = SPEC.name
+    title = SPEC.title
     state_type = PitFormulaState
     action_adapter = ACTION_ADAPTER
 

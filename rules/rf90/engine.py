@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 from rules.base import Action, Event, Game, Placing
-from rules.championship import CAR_COLOURS
 from rules.errors import BadConfig, IllegalAction, PlayerCount
 from rules.rf90 import catalog as cat
 from rules.rf90.legality import check_action, setup_problem
@@ -58,6 +57,7 @@ from rules.rf90.mechanics import (  # noqa: F401  (re-exported: importable from 
     teammates,
     weather_modifier,
 )
+from rules.rf90.spec import SPEC
 from rules.rf90.state import (
     ACTION_ADAPTER,
     ROBOT_SEAT,
@@ -87,8 +87,9 @@ DUEL = -1  # _next_car: a duel was opened, loop again
 
 
 class RF90(Game[RF90State]):
-    name = "rf90"
-    title = "Race! Formula 90"
+    spec = SPEC
+    name = SPEC.name
+    title = SPEC.title
     state_type = RF90State
     action_adapter = ACTION_ADAPTER
 
@@ -112,13 +113,13 @@ class RF90(Game[RF90State]):
         cars: list[Car] = []
         colours = [p.get("colour") for p in players]
         for c in colours:
-            if c is not None and c not in CAR_COLOURS["rf90"]:
-                known = ", ".join(CAR_COLOURS["rf90"])
+            if c is not None and c not in SPEC.colours:
+                known = ", ".join(SPEC.colours)
                 raise BadConfig(f"There is no {c!r} car: the colours are {known}.")
         taken = [c for c in colours if c is not None]
         if len(taken) != len(set(taken)):
             raise BadConfig("Two drivers chose the same colour: each needs a colour of their own.")
-        free = iter(c for c in CAR_COLOURS["rf90"] if c not in taken)
+        free = iter(c for c in SPEC.colours if c not in taken)
         for seat, p in enumerate(players):
             colour = p.get("colour") or next(free)
             chosen = "setup" in p or "skill" in p  # fixed by the race configuration

@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from rules.base import Event
-from rules.championship import CAR_COLOURS
 from rules.rf90 import catalog as cat
 from rules.rf90.engine import RF90, Ctx, go_off_track, leader
+from rules.rf90.spec import SPEC
 from rules.rf90.state import ROBOT_SEAT, Car, Pending, RF90State, RobotTurn
 from rules.rng import Rng
 
@@ -61,7 +61,7 @@ def build(
         spec.setdefault("name", f"Car {i}")
         if spec.get("robot") is None:
             spec.setdefault("seat", i)
-            spec.setdefault("colour", CAR_COLOURS["rf90"][spec["seat"] % len(CAR_COLOURS["rf90"])])
+            spec.setdefault("colour", SPEC.colours[spec["seat"] % len(SPEC.colours)])
             spec.setdefault("tyre", "hard")
             spec.setdefault("chips", 12)
             spec.setdefault("fuel_turn", 99)

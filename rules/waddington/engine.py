@@ -19,6 +19,7 @@ from rules.waddington.movement import (
     band_passes,
     find_destinations,
 )
+from rules.waddington.spec import SPEC
 from rules.waddington.state import (
     ACTION_ADAPTER,
     Car,
@@ -154,8 +155,9 @@ def _fork(state: WaddingtonState) -> WaddingtonState:
 
 
 class Waddington(Game[WaddingtonState]):
-    name: ClassVar[str] = "waddington"
-    title: ClassVar[str] = "Waddington's Formula 1"
+    spec = SPEC
+    name = SPEC.name
+    title = SPEC.title
     state_type: ClassVar[type[WaddingtonState]] = WaddingtonState
     action_adapter: ClassVar[TypeAdapter[Any]] = ACTION_ADAPTER
 

@@ -61,11 +61,11 @@ class ChildLogError(Exception):
 async def paddock_tree() -> app_commands.CommandTree:
     """Paddock's command tree, for building payloads; the bot is never started (and so never
     opens its database)."""
-    from bot.client import COGS
+    from bot.client import cogs
     from tests.bot_helpers import make_bot
 
     bot = make_bot(Path(os.devnull))
-    for extension in COGS:
+    for extension in cogs():
         await bot.load_extension(extension)
     return bot.tree
 
