@@ -35,6 +35,17 @@ time on one PostgreSQL schema (the same tables, each its own races), each runnin
 "concurrency" part: {"games": [a, b], "p99_ms": [a, b], "max_ms", "burst_p99_ms": [a, b],
 "rss_mb": [a, b]}. On SQLite: {"skipped": "<why>"}.
 
+"burst" is issue 30's race night, in a fresh process: 200 games (--quick: 20; `--burst N`)
+opened at one instant, three in four `/f1 new` (each lobby joined and started as soon as its
+users see it) and one in four `/pit start`, then played as the mixed load. "burst" in it
+tells how the opening interactions were answered: from dispatch to the answer (a defer
+counts) and to the result shown, "over_1s" and "late_answers" (after 3 s, or never), in all
+and "by_command"; the rest, as "mixed", is the play that follows:
+  {"burst": {"burst": {"interactions", "answer_p50_ms", "answer_p99_ms", "answer_max_ms",
+   "over_1s", "late_answers", "unanswered", "shown_p99_ms", "shown_max_ms",
+   "seconds_to_all_started", "by_command": {"/f1 new": {...}, "join", "start",
+   "/pit start"}}, "games", "answer_p99_ms", "late_answers", ...as "mixed"}}
+
 `--only mixed,two_processes` runs just those parts (PART_NAMES lists them).
 
 "rf90" adds the cockpit clicks of a race through the command tree: "press_ms" (a decision's
@@ -691,9 +702,29 @@ async def bench_mixed(quick: bool, **options: Any) -> dict[str, Any]:
     return await bench_mixed.bench_mixed(quick, **options)
 
 
+BURST_GAMES, BURST_GAMES_QUICK = 200, 20
+
+
+async def bench_burst(
+    quick: bool, games: int | None = None, seconds: float | None = None
+) -> dict[str, Any]:
+    """Issue 30's race night: `games` new games opened at one instant (200; 20 with
+    `quick`), three in four `/f1 new` (each lobby then joined and started at once by its
+    users) and one in four `/pit start` with a second player, then played as the mixed
+    load for `seconds` (bot/bench_mixed.py)."""
+    from bot import bench_mixed
+
+    count = games or (BURST_GAMES_QUICK if quick else BURST_GAMES)
+    pit = count // 4
+    return await bench_mixed.bench_mixed(
+        quick, games={"waddington": count - pit, "pitformula": pit}, seconds=seconds, burst=True
+    )
+
+
 PARTS: dict[str, Any] = {
     "concurrency": bench_waddington_concurrency,
     "mixed": bench_mixed,
+    "burst": bench_burst,
 }
 
 
@@ -711,6 +742,7 @@ PART_NAMES = (
     "simulations",
     "concurrency",
     "mixed",
+    "burst",
     "two_processes",
     "memory",
 )
@@ -721,10 +753,12 @@ async def run_bench(
     db: str | None = None,
     only: Collection[str] | None = None,
     mixed_seconds: float | None = None,
+    burst_games: int | None = None,
 ) -> dict[str, Any]:
     """`db`: a postgresql:// URL to run on that server (a schema per part); None: SQLite.
     `only`: these parts of PART_NAMES (default: all). `mixed_seconds`: the mixed load's
-    length (default: its own)."""
+    length, and the burst's play's (default: its own). `burst_games`: the games the burst
+    opens at once (default 200; 20 with `quick`)."""
     global DB_URL
     DB_URL = db
     unknown = set(only or ()) - set(PART_NAMES)
@@ -774,6 +808,14 @@ async def run_bench(
         options: dict[str, Any] = {"seconds": mixed_seconds} if mixed_seconds else {}
         result["mixed"] = await asyncio.to_thread(
             functools.partial(_in_fresh_process, "mixed", quick, **options)
+        )
+    if "burst" in wanted:
+        _progress("a race night's opening burst, then its play, in a fresh bot process")
+        burst: dict[str, Any] = {"seconds": mixed_seconds} if mixed_seconds else {}
+        if burst_games:
+            burst["games"] = burst_games
+        result["burst"] = await asyncio.to_thread(
+            functools.partial(_in_fresh_process, "burst", quick, **burst)
         )
     if "two_processes" in wanted:
         _progress("two bot processes on one database")
