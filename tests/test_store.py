@@ -31,9 +31,9 @@ from store import (
     open_store,
     play,
 )
-from store.errors import MigrationError
+from store.errors import MigrationError, Repeated
 from store.migrate import MIGRATIONS_DIR, discover
-from store.models import Shards, TimerSpec, shard_of
+from store.models import Once, Shards, TimerSpec, shard_of
 from store.verify import verify_store
 from tests.toy_game import Roll, toy
 
@@ -97,6 +97,7 @@ async def test_migrations_apply_once_and_are_recorded(backend_url: str) -> None:
         (2, "game_settings"),
         (3, "games_by_channel"),
         (4, "table_layer"),
+        (5, "recent_commands"),
     ]
     if kind(backend_url) == "sqlite":
         assert (await query(backend_url, "PRAGMA journal_mode"))[0][0] == "wal"
@@ -533,6 +534,48 @@ async def test_games_seats_and_lobby_round_trip(store: Store) -> None:
         await store.load_game(lobby.id + 100)
     with pytest.raises(NotFound, match="no state to act on"):
         await store.append_action(lobby.id + 100, 0, "A", "{}", "{}")
+
+
+async def test_a_command_makes_its_game_once_within_its_window(store: Store) -> None:
+    """Issue 30: the same command (channel, user, options) again within its window makes no
+    second game while the first is on, and nothing is written for it; another command, a
+    later one, or one whose game is over meanwhile makes a new game."""
+
+    def once(at: float, command: str = "f1 new a1", user: int = 2**60) -> Once:
+        return Once(channel_id=2**61, user_id=user, command=command, at=at, window=30.0)
+
+    def lobby(at: float, **kw: object) -> Any:
+        return store.create_game("toy", 1, {}, None, status="lobby", once=once(at, **kw))
+
+    first = await lobby(1000.0)
+    with pytest.raises(Repeated) as again:
+        await lobby(1029.0)
+    assert again.value.game_id == first.id
+    assert [g.id for g in await store.list_games()] == [first.id]  # the retry wrote nothing
+    other = await lobby(1029.5, command="f1 new a2")  # other options: a league's next round
+    mine = await lobby(1029.6, user=2**59)  # another user
+    late = await lobby(1031.0)  # the window is over
+    with pytest.raises(Repeated) as again:
+        await lobby(1040.0)
+    assert again.value.game_id == late.id
+    await store.end_game(late.id, from_status=("lobby",))  # cancelled: no longer in the way
+    after = await lobby(1041.0)
+    assert len({first.id, other.id, mine.id, late.id, after.id}) == 5
+
+
+async def test_the_same_command_at_once_makes_one_game(store: Store) -> None:
+    """Ten creations of one command at the same moment (a double submit, a burst; on
+    PostgreSQL each on a connection of its own): one game, nine Repeated naming it."""
+    note = Once(channel_id=5, user_id=6, command="pit start x", at=50.0, window=30.0)
+    made = await asyncio.gather(
+        *(store.create_game("toy", 1, {}, None, status="lobby", once=note) for _ in range(10)),
+        return_exceptions=True,
+    )
+    (game,) = [g for g in made if not isinstance(g, BaseException)]
+    refused = [e for e in made if isinstance(e, BaseException)]
+    assert len(refused) == 9
+    assert all(isinstance(e, Repeated) and e.game_id == game.id for e in refused)
+    assert [g.id for g in await store.list_games()] == [game.id]
 
 
 async def test_a_new_lobby_and_its_idle_timer_are_written_together(store: Store) -> None:
