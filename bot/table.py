@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.components import INVALID_BUTTON, shown, view_of
-from bot.errors import NotPosted
+from bot.errors import SAY_FAILURE, NotPosted
 from bot.memory import TRIMMER
 from bot.posting import PostChannel, defer, not_posted
 from bot.presenter import REMINDER_AT, Frame, Image, Loaded, Presenter
@@ -205,9 +205,16 @@ class Table(LifeCycle):
         async def route(
             interaction: discord.Interaction, game_id: int, action: str, arg: str | None
         ) -> None:
-            # A move is answered first: the click waits neither for the database nor for
-            # the race's lock (held while the previous move is shown); refusals follow it.
-            answered = await defer(interaction) if action == "act" else None
+            # A move, a lobby's button and a confirmed abandon are answered first: the click
+            # waits neither for the database nor for the race's lock (held while the previous
+            # move is shown), so a burst costs time in what follows, never a click Discord
+            # gives up on; refusals follow as private lines, the lobby or the question is
+            # edited through the answer.
+            answered = None
+            if action == "act" or action in LOBBY_ACTIONS or action == "abandon":
+                answered = await defer(interaction)
+                if action == "start":  # a start failing after this answer is said in public
+                    interaction.extras[SAY_FAILURE] = True
             record = await self.record_for_button(interaction, presenter, game_id)
             if action in LOBBY_ACTIONS:
                 await self.lobby_button(interaction, presenter, record.id, action, arg)

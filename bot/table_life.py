@@ -11,7 +11,7 @@ import discord
 
 from bot.components import INVALID_BUTTON, button, human_seat, shown, view_of
 from bot.errors import NotPosted, is_expired
-from bot.posting import PostChannel, answer_or_post, edit_source
+from bot.posting import PostChannel, edit_source, result, think
 from bot.presenter import Loaded, Presenter, timestamp
 from rules.base import Event, get_game
 from rules.errors import PaddockError
@@ -116,7 +116,9 @@ class LifeCycle:
         lobby: bool = True,
     ) -> GameRecord:
         """A new game's row and, for thread games, its thread; the lobby message with Join,
-        Leave, Start and Cancel unless `lobby` is False (the caller starts it at once)."""
+        Leave, Start and Cancel unless `lobby` is False (the caller starts it at once). The
+        command was answered already (`think`): its "thinking…" becomes the announcement
+        (or the lobby)."""
         assert interaction.guild is not None and interaction.channel is not None
         channel: Any = interaction.channel
         if presenter.in_thread:
@@ -134,9 +136,8 @@ class LifeCycle:
                 )
         settings = {"host": interaction.user.id, **settings}
         settings.setdefault("title", presenter.title)
-        idle_at = (
-            self.bot.timers.clock() + settings.get("idle_days", presenter.default_idle_days) * 86400
-        )
+        now = self.bot.timers.clock()
+        idle_at = now + settings.get("idle_days", presenter.default_idle_days) * 86400
         league_id = round_id = None
         if league_round is not None:
             league_id, round_id = league_round[0].id, league_round[1].id
@@ -158,34 +159,49 @@ class LifeCycle:
         self.bot.timers.poke()
         if not presenter.in_thread:
             if lobby:
-                message = await answer_or_post(
+                message = await result(
                     interaction,
-                    channel,
                     embed=self.lobby_embed(record, seats or []),
                     view=self.lobby_view(presenter, record),
                     allowed_mentions=MENTION_NONE,
+                    channel=channel,
                 )
+                assert message is not None  # (posted in the channel if not as the answer)
                 await self.store.update_game(record.id, status_message_id=message.id)
             return await self.store.load_game(record.id)
         name = f"{presenter.area.upper()} {presenter.noun} #{record.id}"
-        title = settings["title"]
-        if isinstance(interaction.channel, discord.Thread):
-            # A message in a thread cannot start another thread: open it in the parent.
-            thread = await channel.create_thread(name=name, type=discord.ChannelType.public_thread)
-            await interaction.response.send_message(
-                f"🏁 **{shown(title)}** - {presenter.noun} #{record.id}: "
-                f"lobby open in {thread.mention}.",
-                allowed_mentions=MENTION_NONE,
-            )
-        else:
-            message = await answer_or_post(
-                interaction,
-                channel,
-                f"🏁 **{shown(title)}** - {presenter.noun} #{record.id}: "
-                "lobby open in the thread below.",
-                allowed_mentions=MENTION_NONE,
-            )
-            thread = await message.create_thread(name=name)
+        opened = f"🏁 **{shown(settings['title'])}** - {presenter.noun} #{record.id}"
+        again = f"open the race again with `/{presenter.area} new`"
+        announced: discord.Message | None = None
+        try:
+            if isinstance(interaction.channel, discord.Thread):
+                # A message in a thread cannot start another thread: open it in the parent.
+                thread = await channel.create_thread(
+                    name=name, type=discord.ChannelType.public_thread
+                )
+                await result(
+                    interaction,
+                    f"{opened}: lobby open in {thread.mention}.",
+                    allowed_mentions=MENTION_NONE,
+                    channel=channel,
+                )
+            else:
+                announced = await result(
+                    interaction,
+                    f"{opened}: lobby open in the thread below.",
+                    allowed_mentions=MENTION_NONE,
+                    channel=channel,
+                )
+                assert announced is not None  # (posted in the channel if not as the answer)
+                thread = await announced.create_thread(name=name)
+        except discord.HTTPException as exc:
+            if is_expired(exc):
+                raise
+            if isinstance(exc, discord.Forbidden):
+                reason = f"I can't start threads here: give me Create Public Threads, then {again}."
+            else:
+                reason = f"Discord failed to open the race's thread: {again} in a minute."
+            raise await self._not_opened(record.id, announced, opened, reason, exc) from exc
         await self.store.update_game(record.id, thread_id=thread.id)
         record = await self.store.load_game(record.id)
         seats_now = await self.store.seats(record.id)
@@ -196,17 +212,35 @@ class LifeCycle:
                 allowed_mentions=MENTION_NONE,
             )
         except NotPosted as exc:  # no lobby anyone could join: none is kept
-            log.warning("game %s: no lobby posted: %s", record.id, exc.cause)
-            await self.store.end_game(record.id, from_status=("lobby",))
-            again = f"open the race again with `/{presenter.area} new`"
             if isinstance(exc.cause, discord.Forbidden):
-                raise PaddockError(
-                    f"I can't post in the race's thread: give me Send Messages in Threads, then "
-                    f"{again}."
-                ) from exc
-            raise PaddockError(f"Discord failed to post the lobby: {again} in a minute.") from exc
+                reason = (
+                    "I can't post in the race's thread: give me Send Messages in Threads, "
+                    f"then {again}."
+                )
+            else:
+                reason = f"Discord failed to post the lobby: {again} in a minute."
+            raise await self._not_opened(record.id, announced, opened, reason, exc) from exc
         await self.store.update_game(record.id, status_message_id=lobby_message.id)
         return record
+
+    async def _not_opened(
+        self,
+        game_id: int,
+        announced: discord.Message | None,
+        opened: str,
+        reason: str,
+        exc: Exception,
+    ) -> PaddockError:
+        """A race announced but with no lobby anyone could join: none is kept, and the
+        announcement says so (its refusal, for the one who opened it, is returned)."""
+        log.warning("game %s: no lobby posted: %s", game_id, getattr(exc, "cause", exc))
+        await self.store.end_game(game_id, from_status=("lobby",))
+        if announced is not None:
+            try:
+                await announced.edit(content=f"{opened}: not opened. {reason}")
+            except discord.HTTPException as failed:
+                log.warning("game %s: announcement not corrected: %s", game_id, failed)
+        return PaddockError(reason)
 
     def lobby_embed(self, record: GameRecord, seats: list[Seat]) -> discord.Embed:
         presenter = self.presenter(record)
@@ -401,7 +435,7 @@ class LifeCycle:
         try:
             if answer is not None:
                 await answer()
-            elif interaction is not None and not interaction.response.is_done():
+            elif interaction is not None:  # the click on Start (deferred already)
                 lobby = self.lobby_embed(loaded.record, all_seats)
                 await edit_source(interaction, embed=lobby, view=None)
         finally:  # a started game gets its first post even if the answer failed
@@ -570,7 +604,7 @@ class LifeCycle:
         async with self.lock(record.id):
             if not await self.close(record, notice):
                 raise PaddockError(f"This {presenter.noun} is already over.")
-        await interaction.response.edit_message(content="Abandoned.", view=None)
+        await edit_source(interaction, content="Abandoned.", view=None)  # (deferred: route)
 
     async def replace(
         self, interaction: discord.Interaction, record: GameRecord, user: discord.abc.User
@@ -578,6 +612,7 @@ class LifeCycle:
         presenter = self.presenter(record)
         _robots_drive(presenter)
         await self.require_manager(interaction, record, "hand a car to a robot")
+        await think(interaction)  # before the race's lock (held while a move is shown)
         async with self.lock(record.id):
             loaded = await self.load(record.id)
             seat = loaded.human_seat(user.id)
@@ -585,11 +620,13 @@ class LifeCycle:
                 raise PaddockError(f"{user.mention} is not driving in this {presenter.noun}.")
             await self.store.update_seat(record.id, seat.seat, robot=True)
             loaded.seats[seat.seat] = seat.model_copy(update={"robot": True})
-            await interaction.response.send_message(
+            await result(
+                interaction,
                 f"🤖 {interaction.user.mention} handed {user.mention}'s car "
                 f"({shown(seat.name)}) to a robot for the rest of the "
                 f"{presenter.noun}; it scores no league points.",
                 allowed_mentions=MENTION_NONE,
+                channel=await self.channel_of(record),
             )
             await self._robot_to_act(loaded, seat.seat)
 
@@ -598,6 +635,7 @@ class LifeCycle:
     ) -> None:
         presenter = self.presenter(record)
         _robots_drive(presenter)
+        await think(interaction, ephemeral=True)  # before the race's lock
         async with self.lock(record.id):
             loaded = await self.load(record.id)
             seat = loaded.human_seat(interaction.user.id)
@@ -607,14 +645,14 @@ class LifeCycle:
                 raise PaddockError(f"Autopilot is already {'on' if on else 'off'} for you.")
             await self.store.update_seat(record.id, seat.seat, autopilot=on)
             loaded.seats[seat.seat] = seat.model_copy(update={"autopilot": on})
-            await interaction.response.send_message(
+            await result(
+                interaction,
                 f"Autopilot {'on' if on else 'off'}: "
                 + (
                     f"the robot plays your turns until you use `/{presenter.area} autopilot off`."
                     if on
                     else "you drive again from your next turn."
                 ),
-                ephemeral=True,
             )
             if on:
                 await self._robot_to_act(loaded, seat.seat)

@@ -48,9 +48,12 @@ async def user_of(d: InProcessDriver, gid: int, seat: int):  # noqa: ANN201
 
 async def test_two_users_race_for_the_same_token(driver: InProcessDriver) -> None:
     started = await driver.slash("pit", "start", players=f"<@{BOB.id}>", races=1, user=ALICE)
-    # Answered (the players pinged) once the game is stored, before its first race is shown.
+    # Answered at once ("thinking…", before the store); its result, the game's line, is
+    # edited in once the game is stored, before its first race is shown.
     (answer,) = started.interaction_responses
-    assert "Pit Formula" in (answer.content or "") and started.messages[0] is answer
+    assert answer.response_type == 5 and not answer.ephemeral
+    said = started.messages[0]
+    assert said.kind == "edit_original" and "Pit Formula" in (said.content or "")
     assert len(started.messages) > 1
     record, game, state = await current(driver)
     assert state.phase == "repair"

@@ -34,7 +34,7 @@ from bot.cogs.table_commands import TableCog
 from bot.components import button, human_seat, shown, view_of
 from bot.errors import NotPosted
 from bot.league_tables import league_round_for_game
-from bot.posting import answer_or_post, defer
+from bot.posting import defer, result, think
 from bot.presenter import Image, Loaded, Presenter
 from bot.table import draw
 from bot.table_life import MENTION_NONE, mention_only
@@ -245,6 +245,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             raise PaddockError("A championship has 1 to 12 races.")
         mode_name = mode.value if mode else "standard"
         assert interaction.guild is not None
+        await think(interaction, starting=True)  # before the store: a race night's burst
         found = await league_round_for_game(
             self.store, interaction.guild.id, league, round, KIND, interaction.user.id
         )
@@ -292,6 +293,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
     ) -> None:
         settings = {"mode": "solo", "races": races, "rival": rival.value}
         seats = [human_seat(0, interaction.user)]
+        await think(interaction, starting=True)
         record = await self.table.open_lobby(
             interaction,
             self.presenter,
@@ -315,22 +317,24 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         seats: list[Seat],
         text: str,
     ) -> None:
-        """Players named in the command: no lobby, the game starts at once. The command is
-        answered as soon as the start is stored, before the first race is shown."""
+        """Players named in the command: no lobby, the game starts at once. The command was
+        answered at once ("thinking…"); its result says the game is on as soon as the start
+        is stored, before the first race is shown (the crews are pinged by its countdown:
+        an edited answer pings nobody)."""
 
         async def answer() -> None:
-            await answer_or_post(
-                interaction,
-                interaction.channel,
-                text,
-                allowed_mentions=mention_only(*(s.user_id for s in seats)),
+            await result(
+                interaction, text, allowed_mentions=MENTION_NONE, channel=interaction.channel
             )
 
         async with self.table.lock(record.id):
             try:
                 await self.table.start(None, self.presenter, record, seats, answer=answer)
-            except PaddockError:
-                await self.store.end_game(record.id, from_status=("lobby",))  # not a stray lobby
+            except Exception:  # a refusal, or a failure before the start was stored
+                try:  # not a stray lobby, which would keep the channel busy
+                    await self.store.end_game(record.id, from_status=("lobby",))
+                except Exception as exc:  # the store down: the error above is the one told
+                    log.warning("game %s: not started, nor ended: %s", record.id, exc)
                 raise
 
     async def next_race(self, game_id: int) -> None:
@@ -340,8 +344,16 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         game = get_game(KIND)
         state: PitFormulaState = game.load_state(record.state_json)
         if self.countdown_seconds > 0:
+            crews: list[int] = []
+            if state.race.number == 1:  # the game's first message that pings: its crews
+                host = record.settings.get("host")
+                seats = await self.store.seats(game_id)
+                crews = [s.user_id for s in seats if s.user_id not in (None, host)]
+            pings = "".join(f"<@{u}> " for u in crews)
             await channel.send(
-                f"Race {state.race.number}: ready... (Go! in {self.countdown_seconds:.0f} s)"
+                f"{pings}Race {state.race.number}: ready... "
+                f"(Go! in {self.countdown_seconds:.0f} s)",
+                allowed_mentions=mention_only(*crews),
             )
             await asyncio.sleep(self.countdown_seconds)
         async with self.table.lock(game_id):

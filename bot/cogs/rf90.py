@@ -24,7 +24,7 @@ from bot.choices import PAGE, Facet, decode, encode, narrow
 from bot.cogs.table_commands import TableCog
 from bot.components import button, shown, view_of
 from bot.league_tables import league_round_for_game
-from bot.posting import defer
+from bot.posting import defer, think
 from bot.presenter import Frame, Image, Loaded, Presenter, Prompt, duration, timestamp
 from bot.table import draw
 from bot.table_life import MENTION_NONE
@@ -523,6 +523,7 @@ class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 r
                 f"A race at {track.name} lasts at most {full} game turns: "
                 f"choose {catalog.MIN_RACE_TURNS} to {full}, or leave turns out for the full race."
             )
+        await think(interaction, starting=True)  # before the store: a race night's burst
         found = await league_round_for_game(
             self.store, interaction.guild.id, league, round, KIND, interaction.user.id
         )
