@@ -307,6 +307,9 @@ async def bench_waddington(quick: bool) -> dict[str, Any]:
     }
 
 
+_RACES = itertools.count()
+
+
 async def start_f1(driver: Any, *, laps: int, robots: int, settled: bool = True) -> int:
     """ALICE opens a /f1 race, BOB joins, ALICE starts it; the game id, read from the lobby's
     buttons (not from the store's list, which another process may be adding to). `settled`:
@@ -314,7 +317,12 @@ async def start_f1(driver: Any, *, laps: int, robots: int, settled: bool = True)
     from tests import f1_driver
     from tests.fakediscord import ALICE, BOB
 
-    calls = await driver.slash("f1", "new", laps=laps, robots=robots, turn_minutes=60, user=ALICE)
+    # each race its own time limit (an hour or more): the same /f1 new again within a few
+    # seconds would be a retry, answered with the race the first made
+    minutes = 60 + next(_RACES) % 600
+    calls = await driver.slash(
+        "f1", "new", laps=laps, robots=robots, turn_minutes=minutes, user=ALICE
+    )
     gid = _lobby_id(calls, "f1")
     await driver.click(f"pd:f1:{gid}:join", user=BOB)
     await driver.click(f"pd:f1:{gid}:start", user=ALICE)
@@ -357,7 +365,11 @@ async def _database(tmp: str, name: str, url: str | None) -> AsyncIterator[str]:
 
 
 async def bench_waddington_concurrency(
-    quick: bool, url: str | None = None, ids_from: int | None = None, games: int | None = None
+    quick: bool,
+    url: str | None = None,
+    ids_from: int | None = None,
+    games: int | None = None,
+    races_from: int = 0,
 ) -> dict[str, Any]:
     """Many /f1 races on one bot, each getting a click (fed to the connection state the way
     the gateway does): from each click to its race's last message or edit (state persisted,
@@ -367,7 +379,9 @@ async def bench_waddington_concurrency(
 
     `url`: a database another bench process uses at the same time (two_processes), and
     `ids_from` the fake Discord's first snowflake counter, so the two never make the same
-    thread or message id; `games`: instead of 200 (20 with `quick`)."""
+    thread or message id, and `races_from` the first of its races' time limits (a command
+    another process sent too would be a retry); `games`: instead of 200 (20 with `quick`)."""
+    global _RACES
     from rules.base import get_game
 
     bot_helpers, _ = _driver_modules()
@@ -377,6 +391,7 @@ async def bench_waddington_concurrency(
 
     if ids_from is not None:
         pl._counter = itertools.count(ids_from)
+    _RACES = itertools.count(races_from)
     game = get_game("waddington")
     count = games or (20 if quick else 200)
     latencies: dict[str, list[float]] = {"spread": [], "burst": []}
@@ -681,6 +696,7 @@ async def bench_two_processes(quick: bool, games: int | None = None) -> dict[str
                         quick,
                         label=f"process {n + 1}: ",
                         ids_from=1 + n * 2_000_000,  # the two fakes' snowflakes never meet
+                        races_from=300 * n,  # nor their /f1 new commands
                         **options,
                     )
                     for n in range(2)

@@ -271,6 +271,7 @@ class _Users:
         self.renewed = 0  # games started during the run in the place of those over
         self.not_renewed: dict[str, int] = {}  # ... whose start failed, by what failed
         self.asked: list[tuple[str, _Sent]] = []  # the games' starting interactions
+        self._races = itertools.count()
 
     async def rf90_loaded(self, gid: int) -> Any:
         from bot.presenter import Loaded
@@ -401,7 +402,10 @@ class _Users:
                 raise _NotStarted("no race message posted")
             return record.id, channel
         area = "f1" if kind == "waddington" else kind
-        options = {"turn_minutes": 60}
+        # Each race its own time limit (an hour or more: none runs out in the bench), as a
+        # league night's races differ by their round: the same command from the same user in
+        # one channel within a few seconds is a retry, answered with the race it made.
+        options = {"turn_minutes": 60 + next(self._races) % 600}
         options.update({"laps": 3, "robots": 0} if kind == "waddington" else {"track": "barcelona"})
         payload = fd.slash_payload(area, "new", user=pl.ALICE, **options)
         sent = await self._ask(kind, payload, f"/{area} new", go)

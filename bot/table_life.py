@@ -3,6 +3,8 @@ autopilot, idle races): the half of `Table` that opens, times and ends games."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, cast
@@ -15,8 +17,8 @@ from bot.posting import PostChannel, edit_source, result, think
 from bot.presenter import Loaded, Presenter, timestamp
 from rules.base import Event, get_game
 from rules.errors import PaddockError
-from store.errors import NotFound
-from store.models import GameRecord, Seat, Timer, TimerSpec
+from store.errors import NotFound, Repeated
+from store.models import GameRecord, Once, Seat, Timer, TimerSpec
 
 if TYPE_CHECKING:
     import asyncio
@@ -29,6 +31,22 @@ if TYPE_CHECKING:
 log = logging.getLogger("paddock.table")
 MENTION_NONE = discord.AllowedMentions.none()
 REPOST = "paddock_repost"  # the timer that shows a race again after a failed post
+# The same command from the same user in the same place within this many seconds is a retry
+# of one answered already (Discord's "did not respond", a double submit): no second game.
+RETRY_SECONDS = 30.0
+
+
+def command_key(interaction: discord.Interaction) -> str:
+    """The command as its user sent it: its name and (hashed, to a bounded key) its options.
+    A retry sends the same; a league admin's next race (another round) does not."""
+    data: Any = interaction.data or {}
+    names, options = [str(data.get("name"))], data.get("options") or []
+    while options and options[0].get("type") in (1, 2):  # a subcommand (group)
+        names.append(str(options[0].get("name")))
+        options = options[0].get("options") or []
+    values = sorted((str(o.get("name")), str(o.get("value"))) for o in options)
+    digest = hashlib.sha256(json.dumps(values).encode()).hexdigest()[:16]
+    return f"{' '.join(names)} {digest}"
 
 
 def mention_only(*user_ids: int | None) -> discord.AllowedMentions:
@@ -118,7 +136,8 @@ class LifeCycle:
         """A new game's row and, for thread games, its thread; the lobby message with Join,
         Leave, Start and Cancel unless `lobby` is False (the caller starts it at once). The
         command was answered already (`think`): its "thinking…" becomes the announcement
-        (or the lobby)."""
+        (or the lobby). The same command from the same user in the same place within
+        RETRY_SECONDS (a retry of a command answered) makes nothing: it is told the game."""
         assert interaction.guild is not None and interaction.channel is not None
         channel: Any = interaction.channel
         if presenter.in_thread:
@@ -129,11 +148,7 @@ class LifeCycle:
         else:
             running = await self.store.find_game(presenter.kind, channel_id=channel.id)
             if running is not None:
-                raise PaddockError(
-                    f"A {presenter.title} game (#{running.id}) is already on in this channel: "
-                    f"finish it, or its host can end it with `/{presenter.area} "
-                    f"{'cancel' if running.status == 'lobby' else 'abandon'}`."
-                )
+                raise PaddockError(_busy(presenter, running, interaction.user.id))
         settings = {"host": interaction.user.id, **settings}
         settings.setdefault("title", presenter.title)
         now = self.bot.timers.clock()
@@ -141,21 +156,34 @@ class LifeCycle:
         league_id = round_id = None
         if league_round is not None:
             league_id, round_id = league_round[0].id, league_round[1].id
-        record = await self.store.create_game(
-            presenter.kind,
-            seed,
-            {},  # the rules config is made at the start, from the lobby
-            None,
-            settings=settings,
-            guild_id=interaction.guild.id,
+        once = Once(
             channel_id=channel.id,
-            league_id=league_id,
-            round_id=round_id,
-            status="lobby",
-            seats=seats or [human_seat(0, interaction.user)],
-            # a lobby nobody starts closes by itself too
-            timers=[TimerSpec(event=f"{presenter.area}_idle", due_at=idle_at)] if lobby else None,
+            user_id=interaction.user.id,
+            command=command_key(interaction),
+            at=now,
+            window=RETRY_SECONDS,
         )
+        try:
+            record = await self.store.create_game(
+                presenter.kind,
+                seed,
+                {},  # the rules config is made at the start, from the lobby
+                None,
+                settings=settings,
+                guild_id=interaction.guild.id,
+                channel_id=channel.id,
+                league_id=league_id,
+                round_id=round_id,
+                status="lobby",
+                seats=seats or [human_seat(0, interaction.user)],
+                # a lobby nobody starts closes by itself too
+                timers=[TimerSpec(event=f"{presenter.area}_idle", due_at=idle_at)]
+                if lobby
+                else None,
+                once=once,
+            )
+        except Repeated as exc:
+            raise PaddockError(await self._made_already(presenter, exc.game_id)) from None
         self.bot.timers.poke()
         if not presenter.in_thread:
             if lobby:
@@ -241,6 +269,21 @@ class LifeCycle:
             except discord.HTTPException as failed:
                 log.warning("game %s: announcement not corrected: %s", game_id, failed)
         return PaddockError(reason)
+
+    async def _made_already(self, presenter: Presenter, game_id: int) -> str:
+        """What a retry of the command that made `game_id` a moment ago is told."""
+        record = await self.store.load_game(game_id)
+        title = shown(record.settings.get("title", presenter.title))
+        if presenter.in_thread:
+            where = f"<#{record.thread_id}>" if record.thread_id else "a thread on its way"
+            there = f"its lobby is in {where}"
+        else:
+            there = "it is on in this channel"
+        return (
+            f"You opened **{title}** - {presenter.noun} #{record.id} with this command a moment "
+            f"ago: {there}. (The same command again within {RETRY_SECONDS:.0f} s opens "
+            "nothing more: change an option, or wait, to open another.)"
+        )
 
     def lobby_embed(self, record: GameRecord, seats: list[Seat]) -> discord.Embed:
         presenter = self.presenter(record)
@@ -793,6 +836,21 @@ class LifeCycle:
                 await self.show_race(await self.load(record.id))
         except (NotPosted, discord.HTTPException) as exc:
             log.warning("could not reopen the thread of game %s: %s", game_id, exc)
+
+
+def _busy(presenter: Presenter, running: GameRecord, user_id: int) -> str:
+    """The refusal of a second game in a channel that has one (a retry of the command that
+    started it among them)."""
+    end = f"`/{presenter.area} {'cancel' if running.status == 'lobby' else 'abandon'}`"
+    if running.settings.get("host") == user_id:
+        return (
+            f"Your {presenter.title} game (#{running.id}) is already on in this channel: play "
+            f"it, or end it with {end}."
+        )
+    return (
+        f"A {presenter.title} game (#{running.id}) is already on in this channel: finish it, "
+        f"or its host can end it with {end}."
+    )
 
 
 def _robots_drive(presenter: Presenter) -> None:

@@ -331,8 +331,8 @@ async def build_scene(d: InProcessDriver) -> Scene:
     scene.games["f1-lobby"] = await new_game(
         d, "f1", "new", laps=1, robots=1, turn_minutes=60, user=ALICE
     )
-    gid = scene.games["f1-running"] = await new_game(
-        d, "f1", "new", laps=1, robots=1, turn_minutes=60, user=ALICE
+    gid = scene.games["f1-running"] = await new_game(  # (the same options again: a retry)
+        d, "f1", "new", laps=1, robots=1, turn_minutes=60, max_players=5, user=ALICE
     )
     await d.click(f"pd:f1:{gid}:join", user=BOB)
     await d.click(f"pd:f1:{gid}:start", user=ALICE)

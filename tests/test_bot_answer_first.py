@@ -2,7 +2,8 @@
 defers) before its first store write, lock or image. Here the store's writes are held back
 (`HeldWrites`, as a burst slows them): the answer comes all the same and nothing is stored
 yet; once the writes go through, the result follows. A refusal found after the answer
-reaches its user privately; a start that fails after it says so in the channel."""
+reaches its user privately; a start that fails after it says so in the channel; the same
+command again within a few seconds (a retry of one answered already) makes no second game."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 
 from bot.errors import STORE_DOWN
+from bot.table_life import RETRY_SECONDS
 from store.errors import StoreUnavailable
 from tests.bot_helpers import HeldWrites, dump, make_bot, world
 from tests.f1_driver import latest_with
@@ -21,6 +23,7 @@ from tests.fakediscord import (
     ALICE,
     BOB,
     GENERAL_CHANNEL_ID,
+    RACES_CHANNEL_ID,
     Calls,
     InProcessDriver,
 )
@@ -227,3 +230,85 @@ async def test_a_race_whose_thread_cannot_be_made_is_not_kept_and_says_so(
         "here: give me Create Public Threads, then open the race again with `/f1 new`."
     )
     assert calls.last.ephemeral and "Create Public Threads" in (calls.last.content or "")
+
+
+# No double start ------------------------------------------------------------------------
+
+
+async def test_a_retry_of_f1_new_makes_no_second_race(driver: InProcessDriver) -> None:
+    options = {"laps": 1, "turn_minutes": 60, "user": ALICE}
+    await driver.slash("f1", "new", **options)
+    (first,) = await games(driver)
+    before = await dump(driver.bot.store)
+    again = await driver.slash("f1", "new", **options)
+    assert await dump(driver.bot.store) == before  # no second race, nothing written
+    (told,) = again.messages
+    assert told.ephemeral and told.content == (
+        f"You opened **Waddington's Formula 1** - race #{first.id} with this command a moment "
+        f"ago: its lobby is in <#{first.thread_id}>. (The same command again within "
+        f"{RETRY_SECONDS:.0f} s opens nothing more: change an option, or wait, to open another.)"
+    )
+    assert not [c for c in again if c.kind == "create_thread"]
+    # Another option, another race (a league night's next round); another user, too.
+    await driver.slash("f1", "new", laps=2, turn_minutes=60, user=ALICE)
+    await driver.slash("f1", "new", **{**options, "user": BOB})
+    assert len(await games(driver)) == 3
+    # The same command once the window is over: a new race.
+    clock = driver.bot.timers.clock
+    driver.bot.timers.clock = lambda: clock() + RETRY_SECONDS + 1
+    await driver.slash("f1", "new", **options)
+    assert len(await games(driver)) == 4
+
+
+async def test_a_retry_after_its_lobby_was_cancelled_opens_a_new_one(
+    driver: InProcessDriver,
+) -> None:
+    options = {"laps": 1, "turn_minutes": 60, "user": ALICE}
+    await driver.slash("f1", "new", **options)
+    (first,) = await games(driver)
+    await driver.click(f"pd:f1:{first.id}:cancel", user=ALICE)
+    await driver.slash("f1", "new", **options)
+    assert [g.status for g in await games(driver)] == ["abandoned", "lobby"]
+
+
+async def test_the_same_f1_new_twice_at_once_makes_one_race(driver: InProcessDriver) -> None:
+    """Both arrive before either is stored (a double submit under a burst): the store's
+    note of the command lets one through."""
+    mark = driver.backend.mark()
+    with HeldWrites(driver.bot.store) as held:
+        sent = [
+            asyncio.ensure_future(driver.slash("f1", "new", laps=1, turn_minutes=60, user=ALICE))
+            for _ in range(2)
+        ]
+        while held.waiting < 2:
+            await asyncio.sleep(0.01)
+    await asyncio.gather(*sent)
+    (record,) = await games(driver)
+    lines = [c.content or "" for c in Calls(driver.backend.calls[mark:]).messages]
+    assert sum("lobby open in the thread below" in line for line in lines) == 1
+    assert sum(f"race #{record.id} with this command a moment ago" in line for line in lines) == 1
+
+
+async def test_a_retry_of_pit_start_makes_no_second_game(driver: InProcessDriver) -> None:
+    options = {"players": f"<@{BOB.id}>", "races": 2, "user": ALICE}
+    await driver.slash("pit", "start", **options)
+    (first,) = await games(driver)
+    again = await driver.slash("pit", "start", **options)
+    assert len(await games(driver)) == 1
+    (told,) = again.messages
+    assert told.ephemeral and told.content == (
+        f"Your Pit Formula game (#{first.id}) is already on in this channel: play it, or end "
+        "it with `/pit abandon`."
+    )
+    # Twice at once, in another channel: one game.
+    where = {**options, "channel_id": RACES_CHANNEL_ID}
+    mark = driver.backend.mark()
+    with HeldWrites(driver.bot.store) as held:
+        sent = [asyncio.ensure_future(driver.slash("pit", "start", **where)) for _ in range(2)]
+        while held.waiting < 2:
+            await asyncio.sleep(0.01)
+    await asyncio.gather(*sent)
+    assert len(await games(driver)) == 2
+    calls = Calls(driver.backend.calls[mark:])
+    lines = [c.content or "" for c in calls.messages if c.ephemeral]
+    assert len(lines) == 1 and "with this command a moment ago: it is on" in lines[0]
