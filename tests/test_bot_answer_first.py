@@ -104,6 +104,27 @@ async def test_pit_start_is_answered_before_the_store_then_the_game_is_on(
     assert any(f"pd:pit:{record.id}:cards" in c.custom_ids for c in calls.messages[1:])
 
 
+async def test_a_pit_formula_action_is_answered_before_the_store_is_read(
+    driver: InProcessDriver,
+) -> None:
+    """Even the race's reads come after the answer ("thinking…", privately): with many
+    races the store's queue must not keep a crew past Discord's 3 s."""
+    await driver.slash("pit", "start", players=f"<@{BOB.id}>", races=1, user=ALICE)
+    (record,) = await games(driver)
+    with HeldWrites(driver.bot.store, reads=True) as held:
+        mark = driver.backend.mark()
+        task = asyncio.ensure_future(driver.slash("pit", "flag", user=ALICE))
+        answer = await driver.backend.wait_for_call(
+            kind="interaction_response", since=mark, timeout=5
+        )
+        assert answer.response_type == 5 and answer.ephemeral
+        await asyncio.sleep(0.05)
+        assert held.waiting >= 1  # its first read, held
+    calls = await task
+    assert calls.answer.ephemeral and "flag" in (calls.answer.content or "")
+    assert any('"kind":"flag"' in a.action_json for a in await driver.bot.store.actions(record.id))
+
+
 async def test_pit_start_pings_the_other_crews_in_its_first_countdown(
     driver: InProcessDriver,
 ) -> None:

@@ -14,7 +14,6 @@ import asyncio
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -424,26 +423,22 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         part: app_commands.Choice[str],
         tokens: app_commands.Range[str, 1, 60],
     ) -> None:
-        record = await self.table.game_here(interaction, self.presenter)
-        action = parse_command(f"{part.value} {tokens}")
-        await self.act_answering(interaction, record.id, action)
+        action = parse_command(f"{part.value} {tokens}")  # a typo refused as the answer
+        await self.act_answering(interaction, None, action)
 
     @app_commands.command(name="clear", description="Take the tokens back off one of your cards")
     @app_commands.describe(part="The card to clear: its tokens go back on the table")
     @app_commands.choices(part=PART_CHOICES)
     async def clear(self, interaction: discord.Interaction, part: app_commands.Choice[str]) -> None:
-        record = await self.table.game_here(interaction, self.presenter)
-        await self.act_answering(interaction, record.id, {"kind": "clear", "card": part.value})
+        await self.act_answering(interaction, None, {"kind": "clear", "card": part.value})
 
     @app_commands.command(name="retire", description="Retire your car from this race (no flag)")
     async def retire(self, interaction: discord.Interaction) -> None:
-        record = await self.table.game_here(interaction, self.presenter)
-        await self.act_answering(interaction, record.id, {"kind": "retire"})
+        await self.act_answering(interaction, None, {"kind": "retire"})
 
     @app_commands.command(name="flag", description="Take the best flag left: your stop is over")
     async def flag(self, interaction: discord.Interaction) -> None:
-        record = await self.table.game_here(interaction, self.presenter)
-        await self.act_answering(interaction, record.id, {"kind": "flag"})
+        await self.act_answering(interaction, None, {"kind": "flag"})
 
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:
@@ -468,31 +463,32 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
     async def act_answering(
         self,
         interaction: discord.Interaction,
-        game_id: int,
+        game_id: int | None,
         fields: dict[str, Any],
         *,
         on_cards: bool = False,
     ) -> None:
-        """A command's or button's action. A refusal is the answer; an action the rules
-        take is acknowledged before it is stored (under many races the store's queue must
-        not keep the player past Discord's 3 s) and told once stored: privately, or
-        (`on_cards`) on the `My cards` message the button sits on. If Discord no longer
-        takes the answer, the action stands all the same: the race message shows it."""
-
-        async def acknowledge() -> bool:
-            if on_cards:
-                return await defer(interaction)  # the cards message is edited below
-            return await defer(interaction, ephemeral=True, thinking=True)
-
-        done, answered = await self._act(
-            game_id, interaction.user.id, fields, acknowledge=acknowledge
-        )
+        """A command's or button's action (`game_id` None: the game of this channel). It is
+        acknowledged first, before the store and the race's lock: with many races at once
+        the answer must wait for neither (the player's time is taken as the click arrives,
+        all the same). A refusal follows privately; an action the rules take is told once
+        stored: privately, or (`on_cards`) on the `My cards` message the button sits on. If
+        Discord no longer takes the answer, the action stands all the same: the race
+        message shows it."""
+        arrived = time.monotonic()
+        if on_cards:
+            answered = await defer(interaction)  # the cards message is edited below
+        else:
+            answered = await think(interaction, ephemeral=True)
+        if game_id is None:
+            game_id = (await self.table.game_here(interaction, self.presenter)).id
+        done = await self._act(game_id, interaction.user.id, fields, arrived=arrived)
         if not answered:
             return
         if on_cards:
             await self.show_cards(interaction, game_id, update=True)
         else:
-            await interaction.followup.send(done, ephemeral=True)
+            await result(interaction, done)
 
     async def _act(
         self,
@@ -500,39 +496,26 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         user_id: int,
         fields: dict[str, Any],
         typed: bool = False,
-        acknowledge: Callable[[], Awaitable[bool]] | None = None,
-    ) -> tuple[str, bool]:
-        """One player's action through the rules: the answer for that player, and whether
-        `acknowledge` (called once the rules have taken the action, before it is stored)
-        reached them. A refusal that names a typed command (`clear t1`) names the slash
-        command or button instead, unless the player typed (typed lines need the Message
-        Content intent; these don't)."""
+        arrived: float | None = None,
+    ) -> str:
+        """One player's action through the rules (`arrived`: when the player's click came,
+        on the monotonic clock; else now): the answer for that player. A refusal that names
+        a typed command (`clear t1`) names the slash command or button instead, unless the
+        player typed (typed lines need the Message Content intent; these don't)."""
         try:
-            return await self._act_now(game_id, user_id, fields, acknowledge)
+            return await self._act_now(game_id, user_id, fields, arrived)
         except IllegalAction as exc:
             if typed:
                 raise
             raise type(exc)(without_typing(exc.message)) from exc
 
     async def _act_now(
-        self,
-        game_id: int,
-        user_id: int,
-        fields: dict[str, Any],
-        acknowledge: Callable[[], Awaitable[bool]] | None,
-    ) -> tuple[str, bool]:
-        at_ms = None  # the player's time since the Go!, taken as the click arrives
+        self, game_id: int, user_id: int, fields: dict[str, Any], arrived: float | None
+    ) -> str:
+        at_ms = None  # the player's time since the Go!, as the click arrived
         if game_id in self._go_at:
-            at_ms = max(0, int((time.monotonic() - self._go_at[game_id]) * 1000))
-        answered = True
-        if acknowledge is not None:
-            # Checked on the race as stored and acknowledged before taking its lock: the
-            # other crew's move being stored must not keep this answer waiting. Checked
-            # again under the lock, where it is played; a refusal there comes as a
-            # follow-up.
-            loaded = await self.table.load(game_id)
-            self._checked(loaded, user_id, fields, at_ms)
-            answered = await acknowledge()
+            now = time.monotonic() if arrived is None else arrived
+            at_ms = max(0, int((now - self._go_at[game_id]) * 1000))
         async with self.table.lock(game_id):
             loaded = await self.table.load(game_id)
             mine, action = self._checked(loaded, user_id, fields, at_ms)
@@ -544,7 +527,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             self.background(self.after_race(loaded, before.state), f"pit-after-race-{game_id}")
         else:
             self._mark_dirty(game_id)
-        return answer_text(action, loaded.state, mine.seat, played.events), answered
+        return answer_text(action, loaded.state, mine.seat, played.events)
 
     @staticmethod
     def _checked(
