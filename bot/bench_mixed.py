@@ -585,10 +585,13 @@ class _Users:
                 self.driver.world, f"pd:pit:{gid}:cards", message=place.prompt, user=user
             )
             sent = await self.watch.dispatch(payload, "pitformula")
-            if not await self.answer(sent) or sent.message is None:
+            if not await self.answer(sent):
                 continue
             self.done(sent, sent.answer_at)
-            cards = sent.message
+            # the cards: the answer itself, or a "thinking…" answer edited into them
+            if not await self.seen(sent) or sent.refused or sent.shown_message is None:
+                continue
+            cards = sent.shown_message
             for card in action.cards:
                 if not await self.think(rng):
                     return

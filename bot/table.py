@@ -23,7 +23,7 @@ import discord
 from bot.components import INVALID_BUTTON, shown, view_of
 from bot.errors import SAY_FAILURE, NotPosted
 from bot.memory import TRIMMER
-from bot.posting import PostChannel, defer, not_posted
+from bot.posting import PostChannel, defer, not_posted, think
 from bot.presenter import REMINDER_AT, Frame, Image, Loaded, Presenter
 from bot.table_life import MENTION_NONE, REPOST, LifeCycle, mention_only
 from bot.threads import image_pool
@@ -211,10 +211,15 @@ class Table(LifeCycle):
             # gives up on; refusals follow as private lines, the lobby or the question is
             # edited through the answer.
             answered = None
+            first = presenter.answered_first(action)  # a game's own button (Pit Formula's)
             if action == "act" or action in LOBBY_ACTIONS or action == "abandon":
                 answered = await defer(interaction)
                 if action == "start":  # a start failing after this answer is said in public
                     interaction.extras[SAY_FAILURE] = True
+            elif first == "private":
+                answered = await think(interaction, ephemeral=True)
+            elif first == "update":
+                answered = await defer(interaction)
             record = await self.record_for_button(interaction, presenter, game_id)
             if action in LOBBY_ACTIONS:
                 await self.lobby_button(interaction, presenter, record.id, action, arg)

@@ -111,16 +111,23 @@ async def test_a_pit_formula_action_is_answered_before_the_store_is_read(
     races the store's queue must not keep a crew past Discord's 3 s."""
     await driver.slash("pit", "start", players=f"<@{BOB.id}>", races=1, user=ALICE)
     (record,) = await games(driver)
-    with HeldWrites(driver.bot.store, reads=True) as held:
-        mark = driver.backend.mark()
-        task = asyncio.ensure_future(driver.slash("pit", "flag", user=ALICE))
-        answer = await driver.backend.wait_for_call(
-            kind="interaction_response", since=mark, timeout=5
-        )
-        assert answer.response_type == 5 and answer.ephemeral
-        await asyncio.sleep(0.05)
-        assert held.waiting >= 1  # its first read, held
-    calls = await task
+
+    async def held(send: Coroutine[Any, Any, Calls]) -> Calls:
+        with HeldWrites(driver.bot.store, reads=True) as held:
+            mark = driver.backend.mark()
+            task = asyncio.ensure_future(send)
+            answer = await driver.backend.wait_for_call(
+                kind="interaction_response", since=mark, timeout=5
+            )
+            assert answer.response_type == 5 and answer.ephemeral
+            await asyncio.sleep(0.05)
+            assert held.waiting >= 1  # its first read, held
+        return await task
+
+    # the race message's `My cards` button: the cards edited into the private answer
+    cards = await held(driver.click(f"pd:pit:{record.id}:cards", user=ALICE))
+    assert cards.answer.ephemeral and "Your part cards" in (cards.answer.content or "")
+    calls = await held(driver.slash("pit", "flag", user=ALICE))
     assert calls.answer.ephemeral and "flag" in (calls.answer.content or "")
     assert any('"kind":"flag"' in a.action_json for a in await driver.bot.store.actions(record.id))
 

@@ -304,7 +304,9 @@ async def test_clear_retire_and_refusals_work_without_typed_lines(
     # `My cards`, then `Turn over t1`: the same private message now shows t1's numbers.
     shown = await driver.click(f"pd:pit:{record.id}:cards", user=ALICE)
     if not next(c for c in state.cars[0].cards if c.slot == "t1").revealed:
-        assert f"pd:pit:{record.id}:reveal:t1" in shown.response.custom_ids
+        # answered first (privately, "thinking…"), the cards edited in
+        assert shown.response.response_type == 5 and shown.answer.ephemeral
+        assert f"pd:pit:{record.id}:reveal:t1" in shown.answer.custom_ids
         turned = await driver.click(f"pd:pit:{record.id}:reveal:t1", user=ALICE)
         # the `My cards` message, edited in place (acknowledged, then edited once stored)
         assert turned.response.response_type == 6 and turned.answer.kind == "edit_original"

@@ -31,7 +31,7 @@ from bot.cogs.pitformula_text import (
 )
 from bot.cogs.table_commands import TableCog
 from bot.components import button, human_seat, shown, view_of
-from bot.errors import NotPosted
+from bot.errors import EXPIRED, NotPosted
 from bot.league_tables import league_round_for_game
 from bot.posting import defer, result, think
 from bot.presenter import Image, Loaded, Presenter
@@ -140,6 +140,13 @@ class PitPresenter(Presenter[PitFormulaState]):
 
     def summary(self, loaded: Loaded[PitFormulaState]) -> str:
         return "**Go!**\n" + self.cog.race_text(loaded.state, _names(loaded))
+
+    # Answered before the race is read (bot/table.py's route): `My cards` and `Take flag`
+    # with a private "thinking…", a card turned over by editing its `My cards` message.
+    FIRST = {"cards": "private", "flag": "private", "reveal": "update"}
+
+    def answered_first(self, action: str) -> str | None:
+        return self.FIRST.get(action)
 
     async def on_button(
         self, table: Any, interaction: discord.Interaction, game_id: int, action: str, arg: str
@@ -476,7 +483,9 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         Discord no longer takes the answer, the action stands all the same: the race
         message shows it."""
         arrived = time.monotonic()
-        if on_cards:
+        if interaction.response.is_done() or interaction.extras.get(EXPIRED):
+            answered = not interaction.extras.get(EXPIRED)  # a button, answered by the route
+        elif on_cards:
             answered = await defer(interaction)  # the cards message is edited below
         else:
             answered = await think(interaction, ephemeral=True)
@@ -573,7 +582,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         must = repairs_text(view["missing"]) if view["missing"] else "all done: take a flag"
         items = [button(f"Turn over {slot}", AREA, game_id, "reveal", slot) for slot in hidden]
         text = "Your part cards:\n" + "\n".join(lines) + f"\nStill to repair: {must}."
-        if update and interaction.response.is_done():  # acknowledged (act_answering)
+        if interaction.response.is_done():  # acknowledged first (the route, act_answering)
             await interaction.edit_original_response(
                 content=text, view=view_of(*items) if items else None
             )
