@@ -35,6 +35,17 @@ time on one PostgreSQL schema (the same tables, each its own races), each runnin
 "concurrency" part: {"games": [a, b], "p99_ms": [a, b], "max_ms", "burst_p99_ms": [a, b],
 "rss_mb": [a, b]}. On SQLite: {"skipped": "<why>"}.
 
+"burst" is issue 30's race night, in a fresh process: 200 games (--quick: 20; `--burst N`)
+opened at one instant, three in four `/f1 new` (each lobby joined and started as soon as its
+users see it) and one in four `/pit start`, then played as the mixed load. "burst" in it
+tells how the opening interactions were answered: from dispatch to the answer (a defer
+counts) and to the result shown, "over_1s" and "late_answers" (after 3 s, or never), in all
+and "by_command"; the rest, as "mixed", is the play that follows:
+  {"burst": {"burst": {"interactions", "answer_p50_ms", "answer_p99_ms", "answer_max_ms",
+   "over_1s", "late_answers", "unanswered", "shown_p99_ms", "shown_max_ms",
+   "seconds_to_all_started", "by_command": {"/f1 new": {...}, "join", "start",
+   "/pit start"}}, "games", "answer_p99_ms", "late_answers", ...as "mixed"}}
+
 `--only mixed,two_processes` runs just those parts (PART_NAMES lists them).
 
 "rf90" adds the cockpit clicks of a race through the command tree: "press_ms" (a decision's
@@ -296,6 +307,9 @@ async def bench_waddington(quick: bool) -> dict[str, Any]:
     }
 
 
+_RACES = itertools.count()
+
+
 async def start_f1(driver: Any, *, laps: int, robots: int, settled: bool = True) -> int:
     """ALICE opens a /f1 race, BOB joins, ALICE starts it; the game id, read from the lobby's
     buttons (not from the store's list, which another process may be adding to). `settled`:
@@ -303,7 +317,12 @@ async def start_f1(driver: Any, *, laps: int, robots: int, settled: bool = True)
     from tests import f1_driver
     from tests.fakediscord import ALICE, BOB
 
-    calls = await driver.slash("f1", "new", laps=laps, robots=robots, turn_minutes=60, user=ALICE)
+    # each race its own time limit (an hour or more): the same /f1 new again within a few
+    # seconds would be a retry, answered with the race the first made
+    minutes = 60 + next(_RACES) % 600
+    calls = await driver.slash(
+        "f1", "new", laps=laps, robots=robots, turn_minutes=minutes, user=ALICE
+    )
     gid = _lobby_id(calls, "f1")
     await driver.click(f"pd:f1:{gid}:join", user=BOB)
     await driver.click(f"pd:f1:{gid}:start", user=ALICE)
@@ -346,7 +365,11 @@ async def _database(tmp: str, name: str, url: str | None) -> AsyncIterator[str]:
 
 
 async def bench_waddington_concurrency(
-    quick: bool, url: str | None = None, ids_from: int | None = None, games: int | None = None
+    quick: bool,
+    url: str | None = None,
+    ids_from: int | None = None,
+    games: int | None = None,
+    races_from: int = 0,
 ) -> dict[str, Any]:
     """Many /f1 races on one bot, each getting a click (fed to the connection state the way
     the gateway does): from each click to its race's last message or edit (state persisted,
@@ -356,7 +379,9 @@ async def bench_waddington_concurrency(
 
     `url`: a database another bench process uses at the same time (two_processes), and
     `ids_from` the fake Discord's first snowflake counter, so the two never make the same
-    thread or message id; `games`: instead of 200 (20 with `quick`)."""
+    thread or message id, and `races_from` the first of its races' time limits (a command
+    another process sent too would be a retry); `games`: instead of 200 (20 with `quick`)."""
+    global _RACES
     from rules.base import get_game
 
     bot_helpers, _ = _driver_modules()
@@ -366,6 +391,7 @@ async def bench_waddington_concurrency(
 
     if ids_from is not None:
         pl._counter = itertools.count(ids_from)
+    _RACES = itertools.count(races_from)
     game = get_game("waddington")
     count = games or (20 if quick else 200)
     latencies: dict[str, list[float]] = {"spread": [], "burst": []}
@@ -670,6 +696,7 @@ async def bench_two_processes(quick: bool, games: int | None = None) -> dict[str
                         quick,
                         label=f"process {n + 1}: ",
                         ids_from=1 + n * 2_000_000,  # the two fakes' snowflakes never meet
+                        races_from=300 * n,  # nor their /f1 new commands
                         **options,
                     )
                     for n in range(2)
@@ -691,9 +718,29 @@ async def bench_mixed(quick: bool, **options: Any) -> dict[str, Any]:
     return await bench_mixed.bench_mixed(quick, **options)
 
 
+BURST_GAMES, BURST_GAMES_QUICK = 200, 20
+
+
+async def bench_burst(
+    quick: bool, games: int | None = None, seconds: float | None = None
+) -> dict[str, Any]:
+    """Issue 30's race night: `games` new games opened at one instant (200; 20 with
+    `quick`), three in four `/f1 new` (each lobby then joined and started at once by its
+    users) and one in four `/pit start` with a second player, then played as the mixed
+    load for `seconds` (bot/bench_mixed.py)."""
+    from bot import bench_mixed
+
+    count = games or (BURST_GAMES_QUICK if quick else BURST_GAMES)
+    pit = count // 4
+    return await bench_mixed.bench_mixed(
+        quick, games={"waddington": count - pit, "pitformula": pit}, seconds=seconds, burst=True
+    )
+
+
 PARTS: dict[str, Any] = {
     "concurrency": bench_waddington_concurrency,
     "mixed": bench_mixed,
+    "burst": bench_burst,
 }
 
 
@@ -711,6 +758,7 @@ PART_NAMES = (
     "simulations",
     "concurrency",
     "mixed",
+    "burst",
     "two_processes",
     "memory",
 )
@@ -721,10 +769,12 @@ async def run_bench(
     db: str | None = None,
     only: Collection[str] | None = None,
     mixed_seconds: float | None = None,
+    burst_games: int | None = None,
 ) -> dict[str, Any]:
     """`db`: a postgresql:// URL to run on that server (a schema per part); None: SQLite.
     `only`: these parts of PART_NAMES (default: all). `mixed_seconds`: the mixed load's
-    length (default: its own)."""
+    length, and the burst's play's (default: its own). `burst_games`: the games the burst
+    opens at once (default 200; 20 with `quick`)."""
     global DB_URL
     DB_URL = db
     unknown = set(only or ()) - set(PART_NAMES)
@@ -774,6 +824,14 @@ async def run_bench(
         options: dict[str, Any] = {"seconds": mixed_seconds} if mixed_seconds else {}
         result["mixed"] = await asyncio.to_thread(
             functools.partial(_in_fresh_process, "mixed", quick, **options)
+        )
+    if "burst" in wanted:
+        _progress("a race night's opening burst, then its play, in a fresh bot process")
+        burst: dict[str, Any] = {"seconds": mixed_seconds} if mixed_seconds else {}
+        if burst_games:
+            burst["games"] = burst_games
+        result["burst"] = await asyncio.to_thread(
+            functools.partial(_in_fresh_process, "burst", quick, **burst)
         )
     if "two_processes" in wanted:
         _progress("two bot processes on one database")

@@ -58,11 +58,12 @@ class _Sent:
     # followup) shows too, and marks it refused.
     shown: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
     shown_at: float | None = None
+    shown_message: dict[str, Any] | None = None  # the message it showed first
     refused: bool = False
 
-    def show(self, at: float, *, refused: bool = False) -> None:
+    def show(self, at: float, message: dict[str, Any] | None, *, refused: bool = False) -> None:
         if self.shown_at is None:
-            self.shown_at = at
+            self.shown_at, self.shown_message = at, message
         self.refused = self.refused or refused
         self.shown.set()
 
@@ -135,6 +136,11 @@ class _Watch:
         self.places: dict[int, _Place] = {}
         self.awaited: list[_Place] = []  # new games' places, their thread not yet known
         self.http_errors: dict[str, int] = {}
+        # lobbies posted (game id -> its message), until their users take them
+        self._lobbies: dict[int, dict[str, Any]] = {}
+        self._lobby_posted: collections.defaultdict[int, asyncio.Event] = collections.defaultdict(
+            asyncio.Event
+        )
         self._tokens: collections.deque[tuple[float, str, _Sent]] = collections.deque()
         self._posted: dict[int, collections.deque[tuple[float, int]]] = {}  # per channel
 
@@ -195,16 +201,20 @@ class _Watch:
                 sent.answer_type = int((call.json or {}).get("type") or 0)
                 sent.answered.set()
                 if sent.answer_type in (4, 7):
-                    sent.show(call.at, refused=sent.answer_type == 4)
+                    # a message as the answer: private, a refusal; public, a command's result
+                    private = bool(int((call.message or {}).get("flags") or 0) & 64)
+                    sent.show(call.at, call.message, refused=sent.answer_type == 4 and private)
         elif parts[1] == "webhooks" and len(parts) > 3 and call.status < 400:
             sent = self.by_token.get(parts[3])
             if sent is not None and call.message is not None:
                 followup = call.method == "POST" and len(parts) == 4
                 if followup and int(call.message.get("flags") or 0) & 64:
-                    sent.show(call.at, refused=True)
-                elif call.method == "PATCH" and parts[-1] == "@original":
-                    sent.show(call.at)
+                    sent.show(call.at, call.message, refused=True)
+                elif followup or (call.method == "PATCH" and parts[-1] == "@original"):
+                    sent.show(call.at, call.message)  # a deferred answer's result
         elif parts[1] == "channels" and len(parts) > 3 and parts[3] == "messages":
+            if call.method == "POST" and call.status < 400 and call.message is not None:
+                self._lobby(call)
             place = self.places.get(int(parts[2])) or self._found(int(parts[2]), call)
             if (
                 place is not None
@@ -214,6 +224,21 @@ class _Watch:
             ):
                 place.prompt, place.prompt_at = call.message, call.at
                 place.prompted.set()
+
+    def _lobby(self, call: Any) -> None:
+        """A race's lobby posted (its Join button names the game)."""
+        for custom_id in call.custom_ids:
+            parts = custom_id.split(":")
+            if parts[:2] in (["pd", "f1"], ["pd", "rf90"]) and parts[-1] == "join":
+                self._lobbies[int(parts[2])] = call.message
+                self._lobby_posted[int(parts[2])].set()
+
+    async def lobby(self, gid: int) -> dict[str, Any] | None:
+        """Game `gid`'s lobby message once posted (taken: asked once a game), or None."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._lobby_posted[gid].wait(), WAIT_S)
+        self._lobby_posted.pop(gid, None)
+        return self._lobbies.pop(gid, None)
 
     def _found(self, channel: int, call: Any) -> _Place | None:
         """An awaited place whose buttons this message carries, now known by its channel."""
@@ -245,6 +270,8 @@ class _Users:
         self.finished = 0  # games over during the run
         self.renewed = 0  # games started during the run in the place of those over
         self.not_renewed: dict[str, int] = {}  # ... whose start failed, by what failed
+        self.asked: list[tuple[str, _Sent]] = []  # the games' starting interactions
+        self._races = itertools.count()
 
     async def rf90_loaded(self, gid: int) -> Any:
         from bot.presenter import Loaded
@@ -320,12 +347,25 @@ class _Users:
             gid, where = started
             self.renewed += 1
 
-    async def _ask(self, kind: str, payload: dict[str, Any], what: str) -> _Sent:
-        """A lobby's interaction, timed as any other, once answered."""
+    async def _ask(
+        self, kind: str, payload: dict[str, Any], what: str, go: asyncio.Event | None = None
+    ) -> _Sent:
+        """A lobby's interaction, timed as any other, once answered and its result shown
+        (a deferred answer's comes after it); sent once `go` is set, if given."""
+        if go is not None:
+            await go.wait()
         sent = await self.watch.dispatch(payload, kind)
+        self.asked.append((what, sent))
         if not await self.answer(sent):
             raise _NotStarted(f"{what} not answered")
         self.done(sent, sent.answer_at)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(sent.shown.wait(), WAIT_S)
+        if sent.shown_at is None:
+            raise _NotStarted(f"{what}: nothing shown")
+        if sent.refused:
+            text = (sent.shown_message or {}).get("content")
+            raise _NotStarted(f"{what} refused: {text}")
         return sent
 
     async def _posted(self, place: _Place, what: str) -> _Place:
@@ -337,11 +377,15 @@ class _Users:
             raise _NotStarted(f"no {what} posted")
         return place
 
-    async def start(self, kind: str, channel: int | None = None) -> tuple[int, int]:
+    async def start(
+        self, kind: str, channel: int | None = None, go: asyncio.Event | None = None
+    ) -> tuple[int, int]:
         """A new game of `kind` started by its users' interactions (a Pit Formula game in
         `channel`, a race in a new thread): its id and its thread or channel, once the bot
         has posted its first prompt (else `_NotStarted`). The bench's set-up and the games
-        started in the place of those over go through here alike."""
+        started in the place of those over go through here alike; `go`: the game's first
+        command waits for it (a burst: all sent at one instant), its lobby's clicks follow
+        as soon as each is shown."""
         from tests.fakediscord import payloads as pl
 
         fd, world = self.driver, self.driver.world
@@ -349,7 +393,7 @@ class _Users:
             assert channel is not None
             options = {"players": f"<@{pl.BOB.id}>", "races": 12}
             payload = fd.slash_payload("pit", "start", user=pl.ALICE, channel_id=channel, **options)
-            await self._ask(kind, payload, "/pit start")
+            await self._ask(kind, payload, "/pit start", go)
             record = await self.reader.find_game("pitformula", channel_id=channel)
             if record is None:
                 raise _NotStarted("no game after /pit start")
@@ -358,26 +402,22 @@ class _Users:
                 raise _NotStarted("no race message posted")
             return record.id, channel
         area = "f1" if kind == "waddington" else kind
-        options = {"turn_minutes": 60}
+        # Each race its own time limit (an hour or more: none runs out in the bench), as a
+        # league night's races differ by their round: the same command from the same user in
+        # one channel within a few seconds is a retry, answered with the race it made.
+        options = {"turn_minutes": 60 + next(self._races) % 600}
         options.update({"laps": 3, "robots": 0} if kind == "waddington" else {"track": "barcelona"})
         payload = fd.slash_payload(area, "new", user=pl.ALICE, **options)
-        # The lobby is posted in the race's new thread, maybe before the answer is seen: any
-        # lobby will do (all are ALICE's), the first one posted from now on.
-        lobby = _Place(f"pd:{area}:", ":join")
-        self.watch.awaited.append(lobby)
-        try:
-            await self._ask(kind, payload, f"/{area} new")
-        except _NotStarted:
-            self.watch.awaited.remove(lobby)
-            raise
-        await self._posted(lobby, "lobby")
-        assert lobby.prompt is not None
-        thread = int(lobby.prompt["channel_id"])
-        buttons = _walk(lobby.prompt.get("components") or [])
-        join = next(
-            str(c["custom_id"]) for c in buttons if c.get("custom_id", "").endswith(":join")
-        )
-        gid = int(join.split(":")[2])
+        sent = await self._ask(kind, payload, f"/{area} new", go)
+        # "🏁 **<title>** - race #<id>: lobby open in the thread below."
+        found = re.search(r" #(\d+)\b", str((sent.shown_message or {}).get("content")))
+        if found is None:
+            raise _NotStarted(f"/{area} new: no race named in its answer")
+        gid = int(found.group(1))
+        lobby = await self.watch.lobby(gid)
+        if lobby is None:
+            raise _NotStarted("no lobby posted")
+        thread = int(lobby["channel_id"])
         self.watch.places.pop(thread, None)  # the thread's prompts are awaited next
         place = _Place(f"pd:f1:{gid}:act:" if kind == "waddington" else f"pd:rf90:{gid}:cockpit")
         self.watch.awaited.append(place)
@@ -385,7 +425,7 @@ class _Users:
         try:
             for action, user in (("join", pl.BOB), ("start", pl.ALICE)):
                 custom_id = f"pd:{area}:{gid}:{action}"
-                payload = pl.component_payload(world, custom_id, message=lobby.prompt, user=user)
+                payload = pl.component_payload(world, custom_id, message=lobby, user=user)
                 await self._ask(kind, payload, action)
             await prompt
         finally:
@@ -545,10 +585,13 @@ class _Users:
                 self.driver.world, f"pd:pit:{gid}:cards", message=place.prompt, user=user
             )
             sent = await self.watch.dispatch(payload, "pitformula")
-            if not await self.answer(sent) or sent.message is None:
+            if not await self.answer(sent):
                 continue
             self.done(sent, sent.answer_at)
-            cards = sent.message
+            # the cards: the answer itself, or a "thinking…" answer edited into them
+            if not await self.seen(sent) or sent.refused or sent.shown_message is None:
+                continue
+            cards = sent.shown_message
             for card in action.cards:
                 if not await self.think(rng):
                     return
@@ -577,14 +620,19 @@ def _cpu_s(pid: int) -> float:
 
 
 async def bench_mixed(
-    quick: bool, games: dict[str, int] | None = None, seconds: float | None = None
+    quick: bool,
+    games: dict[str, int] | None = None,
+    seconds: float | None = None,
+    burst: bool = False,
 ) -> dict[str, Any]:
     """Issue 11's load: Waddington, RF90 and Pit Formula games on one bot (150 + 25 + 25;
     `quick`: 14 + 3 + 3), every game's simulated users acting after a pause of 1-4 s
     (seeded) for a fixed time (60 s; `quick`: 15 s). For every interaction: from its
     dispatch to its first answer (a defer counts) and to the move done (the next prompt
     posted, for a move that hands the turn on; the answer itself otherwise); answers later
-    than Discord's 3 s deadline (or never) counted; the bot process's RSS every second."""
+    than Discord's 3 s deadline (or never) counted; the bot process's RSS every second.
+    `burst` (issue 30): the games are opened all at once, not one by one, and "burst" tells
+    how their opening interactions were answered (`_burst_report`)."""
     from store import open_store
 
     bot_helpers, _ = _driver_modules()
@@ -595,7 +643,7 @@ async def bench_mixed(
     counts = games or (MIXED_GAMES_QUICK if quick else MIXED_GAMES)
     seconds = seconds or (MIXED_SECONDS_QUICK if quick else MIXED_SECONDS)
     world = bot_helpers.world()
-    pit_channels = [pl.RACES_CHANNEL_ID + 1000 + i for i in range(counts["pitformula"])]
+    pit_channels = [pl.RACES_CHANNEL_ID + 1000 + i for i in range(counts.get("pitformula", 0))]
     for i, cid in enumerate(pit_channels):
         world.add_channel(pl.text_channel_payload(cid, f"pit-{i}"))
     rss: list[float] = []
@@ -620,18 +668,41 @@ async def bench_mixed(
                 # (kind, game id, its thread or channel)
                 loops: list[tuple[str, int, int]] = []
 
-                async def start(kind: str, channel: int | None = None) -> None:
+                async def start(
+                    kind: str, channel: int | None = None, go: asyncio.Event | None = None
+                ) -> tuple[str, int, int]:
                     try:
-                        loops.append((kind, *await users.start(kind, channel)))
+                        started = (kind, *await users.start(kind, channel, go))
                     except _NotStarted as exc:
                         raise RuntimeError(f"mixed: a {kind} game did not start: {exc}") from exc
+                    loops.append(started)
                     _progress_count("mixed: games started", len(loops), total)
+                    return started
 
-                for kind in ("waddington", "rf90"):
-                    for _ in range(counts[kind]):
-                        await start(kind)
-                # Pit Formula's countdowns to Go! run side by side
-                await asyncio.gather(*(start("pitformula", cid) for cid in pit_channels))
+                burst_at = time.perf_counter()
+                if burst:
+                    # Every game's first command at one instant (a race night opening), each
+                    # lobby's Join and Start as soon as its user sees the one before answered.
+                    go = asyncio.Event()
+                    starting = [
+                        asyncio.create_task(start(kind, None, go))
+                        for kind in ("waddington", "rf90")
+                        for _ in range(counts.get(kind, 0))
+                    ]
+                    starting += [
+                        asyncio.create_task(start("pitformula", c, go)) for c in pit_channels
+                    ]
+                    await asyncio.sleep(0.2)  # every command built, waiting for `go`
+                    _progress(f"mixed: {total} games' first commands at one instant")
+                    burst_at = time.perf_counter()
+                    go.set()
+                    loops[:] = await asyncio.gather(*starting)  # in a seeded order, not as done
+                else:
+                    for kind in ("waddington", "rf90"):
+                        for _ in range(counts.get(kind, 0)):
+                            await start(kind)
+                    # Pit Formula's countdowns to Go! run side by side
+                    await asyncio.gather(*(start("pitformula", cid) for cid in pit_channels))
                 setup_done = time.perf_counter()
                 users.done_ms.clear()  # the set-up's interactions are not the load's
                 rss.append(rss_mb(pid))
@@ -692,7 +763,9 @@ async def bench_mixed(
             "answer_p99_ms": _p99(answered),
             "done_p99_ms": _p99(users.done_ms.get(kind, [])),
         }
+    opened = {"burst": _burst_report(users.asked, burst_at, setup_done)} if burst else {}
     return {
+        **opened,
         "games": dict(counts),
         "seconds": seconds,
         "interactions": len(sent_all),
@@ -727,6 +800,40 @@ async def bench_mixed(
         "games_not_renewed": users.not_renewed,
         "user_failures": len(failed),
         "fake_messages_kept": messages_kept,
+    }
+
+
+def _burst_report(asked: list[tuple[str, _Sent]], at: float, ready: float) -> dict[str, Any]:
+    """How the opening burst's interactions (sent from `at`; games replaced later, once all
+    were `ready`, are not counted) were answered: from each one's dispatch to its answer (a
+    defer counts: what Discord's 3 s is about) and to its result shown (the lobby, the
+    game's line), in all and by command."""
+
+    def figures(sents: list[_Sent]) -> dict[str, Any]:
+        answers = [(s.answer_at - s.at) * 1000 for s in sents if s.answer_at is not None]
+        shown = [(s.shown_at - s.at) * 1000 for s in sents if s.shown_at is not None]
+        unanswered = len(sents) - len(answers)
+        return {
+            "interactions": len(sents),
+            "answer_p50_ms": percentiles(answers)["p50"] if answers else None,
+            "answer_p99_ms": _p99(answers),
+            "answer_max_ms": round(max(answers), 3) if answers else None,
+            "over_1s": sum(ms > 1000 for ms in answers) + unanswered,
+            "late_answers": sum(ms > DEADLINE_S * 1000 for ms in answers) + unanswered,
+            "unanswered": unanswered,
+            "shown_p99_ms": _p99(shown),
+            "shown_max_ms": round(max(shown), 3) if shown else None,
+        }
+
+    mine = [(what, s) for what, s in asked if at <= s.at <= ready]
+    return {
+        **figures([s for _, s in mine]),
+        # from the first command to every game's first prompt posted
+        "seconds_to_all_started": round(ready - at, 3),
+        "by_command": {
+            what: figures([s for w, s in mine if w == what])
+            for what in sorted({w for w, _ in mine})
+        },
     }
 
 

@@ -330,6 +330,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.mixed_seconds is not None and not 5 <= args.mixed_seconds <= 3600:
         print("bench: --mixed-seconds takes 5 to 3600 seconds", file=sys.stderr)
         return 2
+    if args.burst is not None and not 4 <= args.burst <= 1000:
+        print("bench: --burst takes 4 to 1000 games", file=sys.stderr)
+        return 2
     if args.db and not args.db.startswith(("postgresql://", "postgres://")):
         print("bench: --db takes a postgresql://... URL (SQLite is the default)", file=sys.stderr)
         return 2
@@ -349,6 +352,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
                 db=args.db,
                 only=only or None,
                 mixed_seconds=args.mixed_seconds,
+                burst_games=args.burst,
             )
         )
     except _store_errors() as exc:
@@ -477,14 +481,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--only",
         metavar="PARTS",
         help="run only these parts, comma-separated: league, waddington, pitformula, rf90, "
-        "simulations, concurrency, mixed, two_processes, memory",
+        "simulations, concurrency, mixed, burst, two_processes, memory",
     )
     p.add_argument(
         "--mixed-seconds",
         type=float,
         metavar="S",
-        help="how long the mixed load's users act (default 60; 15 with --quick): a longer "
-        "run shows whether the RSS stays flat",
+        help="how long the mixed load's users act, and the burst's (default 60; 15 with "
+        "--quick): a longer run shows whether the RSS stays flat",
+    )
+    p.add_argument(
+        "--burst",
+        type=int,
+        metavar="N",
+        help="how many games the burst opens at one instant (default 200; 20 with --quick)",
     )
     p.add_argument("--json", action="store_true", help="one JSON object on one line")
     p.set_defaults(func=cmd_bench)

@@ -31,6 +31,14 @@ UNKNOWN_INTERACTION = 10062
 ALREADY_ACKNOWLEDGED = 40060
 
 
+# Keys of `interaction.extras` (bot/posting.py). THINKING: a public "thinking…" answer not
+# yet replaced by the command's result. SAY_FAILURE: a start, whose failure after the answer
+# is said where the answer was (the channel), not to its user alone. EXPIRED: see below.
+THINKING = "paddock_thinking"
+SAY_FAILURE = "paddock_say_failure"
+EXPIRED = "paddock_expired"  # Discord took no answer to it (its 3 s passed): none is tried
+
+
 class NotPosted(PaddockError):
     """Stored, but Discord would not show it (no permission, a deleted thread, a 5xx...):
     the message says in one line what to do (see bot/posting.py)."""
@@ -82,8 +90,28 @@ def user_message(error: BaseException) -> str | None:
     return None
 
 
-async def send_ephemeral(interaction: discord.Interaction, text: str) -> None:
+async def send_ephemeral(
+    interaction: discord.Interaction, text: str, *, failure: bool = False
+) -> None:
+    """`text` to the interaction's user only. A `failure` (not a refusal) of a start
+    answered already (SAY_FAILURE) is said in public instead, where the answer was: the
+    channel learns that the game it was told of did not start."""
+    thinking = interaction.extras.pop(THINKING, False)
     try:
+        if failure and interaction.extras.get(SAY_FAILURE) and interaction.response.is_done():
+            if thinking:
+                await interaction.edit_original_response(
+                    content=f"⚠️ {text}", embeds=[], attachments=[], view=None
+                )
+            else:
+                await interaction.followup.send(
+                    f"⚠️ {text}", allowed_mentions=discord.AllowedMentions.none()
+                )
+            return
+        if thinking:
+            # Discord's first followup would take the place of the public "thinking…"
+            # answer, and be public with it: that answer goes, the line comes privately.
+            await interaction.delete_original_response()
         if interaction.response.is_done():
             await interaction.followup.send(text, ephemeral=True)
         else:
@@ -103,6 +131,8 @@ async def report_error(interaction: discord.Interaction, error: BaseException) -
             "interaction %s (%s) could not be answered: %s", interaction.id, where, original
         )
         return
+    # a refusal has a message for the user; a failure is ours, Discord's or the store's
+    failure = message is None or isinstance(original, NotPosted | StoreUnavailable)
     if isinstance(original, NotPosted):
         log.warning("%s: %s (%s)", where, original.message, original.cause)
     elif message is None and isinstance(
@@ -120,4 +150,4 @@ async def report_error(interaction: discord.Interaction, error: BaseException) -
         message = UNEXPECTED
     else:
         log.debug("refused: %s", message)
-    await send_ephemeral(interaction, message)
+    await send_ephemeral(interaction, message, failure=failure)

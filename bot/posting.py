@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 
 import discord
 
-from bot.errors import NotPosted, is_expired
+from bot.errors import EXPIRED, SAY_FAILURE, THINKING, NotPosted, is_expired
 
 log = logging.getLogger("paddock.posting")
 
@@ -199,33 +199,71 @@ async def defer(interaction: discord.Interaction, **kwargs: Any) -> bool:
         if not is_expired(exc):
             raise
         log.warning("interaction %s expired before it was acknowledged: %s", interaction.id, exc)
+        interaction.extras[EXPIRED] = True  # a second answer would fail the same way
         return False
     return True
 
 
+async def think(
+    interaction: discord.Interaction, *, ephemeral: bool = False, starting: bool = False
+) -> bool:
+    """Answer a command (or a button whose result is a new message) at once with Discord's
+    "thinking…", before its first store write, lock or image: a burst of commands then
+    costs time in their results, never an interaction Discord gives up on. The result
+    follows with `result`; a refusal found meanwhile comes privately, and (`starting`: the
+    command opens or starts a game) a failure is said in public (bot/errors.py). False when
+    Discord no longer takes the answer: the command goes on, its result is posted."""
+    if starting:
+        interaction.extras[SAY_FAILURE] = True
+    answered = await defer(interaction, thinking=True, ephemeral=ephemeral)
+    if answered and not ephemeral:
+        interaction.extras[THINKING] = True
+    return answered
+
+
+async def result(
+    interaction: discord.Interaction,
+    content: str | None = None,
+    *,
+    channel: Any = None,
+    **kwargs: Any,
+) -> discord.Message | None:
+    """The result of a command `think` answered: the "thinking…" message edited into it (the
+    command's own message, which a thread can start from; an edit pings nobody). When that
+    answer did not reach Discord (or its token expired), posted in `channel` instead, as
+    what the command made must be announced; without `channel` (a private result), dropped."""
+    if interaction.response.is_done() and not interaction.extras.get(EXPIRED):
+        try:
+            message = await interaction.edit_original_response(content=content, **kwargs)
+        except discord.HTTPException as exc:
+            if not is_expired(exc):
+                raise
+            log.warning("interaction %s expired: its result goes to the channel", interaction.id)
+        else:
+            interaction.extras.pop(THINKING, None)
+            return message
+    if channel is None:
+        return None
+    return await channel.send(content, **kwargs)
+
+
 async def edit_source(interaction: discord.Interaction, **kwargs: Any) -> None:
-    """Edit the message a button sits on: by answering the click, or, when Discord no
-    longer takes that answer, by editing the message itself (a public one: the bot's own)."""
-    try:
-        await interaction.response.edit_message(**kwargs)
-    except discord.HTTPException as exc:
-        message = interaction.message
-        if not is_expired(exc) or message is None or message.flags.ephemeral:
-            raise
-        log.warning("interaction %s expired: editing its message instead", interaction.id)
-        await message.edit(**kwargs)
-
-
-async def answer_or_post(
-    interaction: discord.Interaction, channel: Any, content: str | None = None, **kwargs: Any
-) -> discord.Message:
-    """Answer a command with a public message and return it; when Discord no longer takes
-    the answer, post it in the channel instead (what the command made must be announced)."""
-    try:
-        await interaction.response.send_message(content, **kwargs)
-    except discord.HTTPException as exc:
-        if not is_expired(exc):
-            raise
-        log.warning("interaction %s expired: posting its answer in the channel", interaction.id)
-        return await channel.send(content, **kwargs)
-    return await interaction.original_response()
+    """Edit the message a button sits on: by answering the click (or, the click deferred
+    already, through its answer), or, when Discord no longer takes that answer, by editing
+    the message itself (a public one: the bot's own)."""
+    message = interaction.message
+    if not interaction.extras.get(EXPIRED):
+        try:
+            if interaction.response.is_done():
+                await interaction.edit_original_response(**kwargs)
+            else:
+                await interaction.response.edit_message(**kwargs)
+            return
+        except discord.HTTPException as exc:
+            if not is_expired(exc) or message is None or message.flags.ephemeral:
+                raise
+    elif message is None or message.flags.ephemeral:
+        log.warning("interaction %s expired: its private message stays", interaction.id)
+        return
+    log.warning("interaction %s expired: editing its message instead", interaction.id)
+    await message.edit(**kwargs)

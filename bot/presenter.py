@@ -223,6 +223,13 @@ class Presenter(Generic[S]):
         """A game's own button; False when the action is not one of its own."""
         return False
 
+    def answered_first(self, action: str) -> str | None:
+        """How the table answers a game's own button before it reads the game: "private"
+        (a "thinking…" only its user sees, which the result replaces), "update" (deferred:
+        the message it sits on is edited through the answer), or None (the button answers
+        itself, once it has read the race)."""
+        return None
+
     async def begin(self, table: Table, loaded: Loaded[S]) -> None:
         """Right after the start was stored: post the start and the first prompt."""
         await table.advance(loaded, [], key_before=None, start=True)

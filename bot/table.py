@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.components import INVALID_BUTTON, shown, view_of
-from bot.errors import NotPosted
+from bot.errors import SAY_FAILURE, NotPosted
 from bot.feed import MESSAGE_LIMIT, Feed, split
 from bot.feed import clip as _clip
 from bot.memory import TRIMMER
 from bot.pages import MESSAGE, numbered_page_of, page_view, pages
-from bot.posting import PostChannel, defer, not_posted
+from bot.posting import PostChannel, defer, not_posted, think
 from bot.presenter import REMINDER_AT, Frame, Image, Loaded, Presenter
 from bot.table_life import ARCHIVE, MENTION_NONE, REPOST, LifeCycle, mention_only
 from bot.threads import image_pool
@@ -212,9 +212,21 @@ class Table(LifeCycle):
         async def route(
             interaction: discord.Interaction, game_id: int, action: str, arg: str | None
         ) -> None:
-            # A move is answered first: the click waits neither for the database nor for
-            # the race's lock (held while the previous move is shown); refusals follow it.
-            answered = await defer(interaction) if action == "act" else None
+            # A move, a lobby's button and a confirmed abandon are answered first: the click
+            # waits neither for the database nor for the race's lock (held while the previous
+            # move is shown), so a burst costs time in what follows, never a click Discord
+            # gives up on; refusals follow as private lines, the lobby or the question is
+            # edited through the answer.
+            answered = None
+            first = presenter.answered_first(action)  # a game's own button (Pit Formula's)
+            if action == "act" or action in LOBBY_ACTIONS or action == "abandon":
+                answered = await defer(interaction)
+                if action == "start":  # a start failing after this answer is said in public
+                    interaction.extras[SAY_FAILURE] = True
+            elif first == "private":
+                answered = await think(interaction, ephemeral=True)
+            elif first == "update":
+                answered = await defer(interaction)
             record = await self.record_for_button(interaction, presenter, game_id)
             if action in LOBBY_ACTIONS:
                 await self.lobby_button(interaction, presenter, record.id, action, arg)

@@ -3,6 +3,8 @@ autopilot, idle races): the half of `Table` that opens, times and ends games."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, cast
@@ -12,12 +14,12 @@ from discord import app_commands
 
 from bot.components import INVALID_BUTTON, button, human_seat, shown, view_of
 from bot.errors import NotPosted, is_expired
-from bot.posting import PostChannel, answer_or_post, edit_source
+from bot.posting import PostChannel, edit_source, result, think
 from bot.presenter import Loaded, Presenter, timestamp
 from rules.base import Event, get_game
 from rules.errors import BadConfig, PaddockError
-from store.errors import NotFound
-from store.models import GameRecord, Seat, Timer, TimerSpec
+from store.errors import NotFound, Repeated
+from store.models import GameRecord, Once, Seat, Timer, TimerSpec
 
 if TYPE_CHECKING:
     import asyncio
@@ -33,6 +35,22 @@ MENTION_NONE = discord.AllowedMentions.none()
 REPOST = "paddock_repost"  # the timer that shows a race again after a failed post
 ARCHIVE = "paddock_archive"  # the timer that archives a race's thread a while after its end
 ARCHIVE_HOURS = 1  # that while, for a race in no league (a league sets its own)
+# The same command from the same user in the same place within this many seconds is a retry
+# of one answered already (Discord's "did not respond", a double submit): no second game.
+RETRY_SECONDS = 30.0
+
+
+def command_key(interaction: discord.Interaction) -> str:
+    """The command as its user sent it: its name and (hashed, to a bounded key) its options.
+    A retry sends the same; a league admin's next race (another round) does not."""
+    data: Any = interaction.data or {}
+    names, options = [str(data.get("name"))], data.get("options") or []
+    while options and options[0].get("type") in (1, 2):  # a subcommand (group)
+        names.append(str(options[0].get("name")))
+        options = options[0].get("options") or []
+    values = sorted((str(o.get("name")), str(o.get("value"))) for o in options)
+    digest = hashlib.sha256(json.dumps(values).encode()).hexdigest()[:16]
+    return f"{' '.join(names)} {digest}"
 
 
 def mention_only(*user_ids: int | None) -> discord.AllowedMentions:
@@ -120,7 +138,10 @@ class LifeCycle:
         lobby: bool = True,
     ) -> GameRecord:
         """A new game's row and, for thread games, its thread; the lobby message with Join,
-        Leave, Start and Cancel unless `lobby` is False (the caller starts it at once)."""
+        Leave, Start and Cancel unless `lobby` is False (the caller starts it at once). The
+        command was answered already (`think`): its "thinking…" becomes the announcement
+        (or the lobby). The same command from the same user in the same place within
+        RETRY_SECONDS (a retry of a command answered) makes nothing: it is told the game."""
         assert interaction.guild is not None and interaction.channel is not None
         channel: Any = interaction.channel
         if presenter.in_thread:
@@ -131,65 +152,88 @@ class LifeCycle:
         else:
             running = await self.store.find_game(presenter.kind, channel_id=channel.id)
             if running is not None:
-                raise PaddockError(
-                    f"A {presenter.title} game (#{running.id}) is already on in this channel: "
-                    f"finish it, or its host can end it with `/{presenter.area} "
-                    f"{'cancel' if running.status == 'lobby' else 'abandon'}`."
-                )
+                raise PaddockError(_busy(presenter, running, interaction.user.id))
         settings = {"host": interaction.user.id, **settings}
         settings.setdefault("title", presenter.title)
-        idle_at = (
-            self.bot.timers.clock() + settings.get("idle_days", presenter.default_idle_days) * 86400
-        )
+        now = self.bot.timers.clock()
+        idle_at = now + settings.get("idle_days", presenter.default_idle_days) * 86400
         league_id = round_id = None
         if league_round is not None:
             league_id, round_id = league_round[0].id, league_round[1].id
-        record = await self.store.create_game(
-            presenter.kind,
-            seed,
-            {},  # the rules config is made at the start, from the lobby
-            None,
-            settings=settings,
-            guild_id=interaction.guild.id,
+        once = Once(
             channel_id=channel.id,
-            league_id=league_id,
-            round_id=round_id,
-            status="lobby",
-            seats=seats or [human_seat(0, interaction.user)],
-            # a lobby nobody starts closes by itself too
-            timers=[TimerSpec(event=f"{presenter.area}_idle", due_at=idle_at)] if lobby else None,
+            user_id=interaction.user.id,
+            command=command_key(interaction),
+            at=now,
+            window=RETRY_SECONDS,
         )
+        try:
+            record = await self.store.create_game(
+                presenter.kind,
+                seed,
+                {},  # the rules config is made at the start, from the lobby
+                None,
+                settings=settings,
+                guild_id=interaction.guild.id,
+                channel_id=channel.id,
+                league_id=league_id,
+                round_id=round_id,
+                status="lobby",
+                seats=seats or [human_seat(0, interaction.user)],
+                # a lobby nobody starts closes by itself too
+                timers=[TimerSpec(event=f"{presenter.area}_idle", due_at=idle_at)]
+                if lobby
+                else None,
+                once=once,
+            )
+        except Repeated as exc:
+            raise PaddockError(await self._made_already(presenter, exc.game_id)) from None
         self.bot.timers.poke()
         if not presenter.in_thread:
             if lobby:
-                message = await answer_or_post(
+                message = await result(
                     interaction,
-                    channel,
                     embed=self.lobby_embed(record, seats or []),
                     view=self.lobby_view(presenter, record),
                     allowed_mentions=MENTION_NONE,
+                    channel=channel,
                 )
+                assert message is not None  # (posted in the channel if not as the answer)
                 await self.store.update_game(record.id, status_message_id=message.id)
             return await self.store.load_game(record.id)
         name = f"{presenter.area.upper()} {presenter.noun} #{record.id}"
-        title = settings["title"]
-        if isinstance(interaction.channel, discord.Thread):
-            # A message in a thread cannot start another thread: open it in the parent.
-            thread = await channel.create_thread(name=name, type=discord.ChannelType.public_thread)
-            await interaction.response.send_message(
-                f"🏁 **{shown(title)}** - {presenter.noun} #{record.id}: "
-                f"lobby open in {thread.mention}.",
-                allowed_mentions=MENTION_NONE,
-            )
-        else:
-            message = await answer_or_post(
-                interaction,
-                channel,
-                f"🏁 **{shown(title)}** - {presenter.noun} #{record.id}: "
-                "lobby open in the thread below.",
-                allowed_mentions=MENTION_NONE,
-            )
-            thread = await message.create_thread(name=name)
+        opened = f"🏁 **{shown(settings['title'])}** - {presenter.noun} #{record.id}"
+        again = f"open the race again with `/{presenter.area} new`"
+        announced: discord.Message | None = None
+        try:
+            if isinstance(interaction.channel, discord.Thread):
+                # A message in a thread cannot start another thread: open it in the parent.
+                thread = await channel.create_thread(
+                    name=name, type=discord.ChannelType.public_thread
+                )
+                await result(
+                    interaction,
+                    f"{opened}: lobby open in {thread.mention}.",
+                    allowed_mentions=MENTION_NONE,
+                    channel=channel,
+                )
+            else:
+                announced = await result(
+                    interaction,
+                    f"{opened}: lobby open in the thread below.",
+                    allowed_mentions=MENTION_NONE,
+                    channel=channel,
+                )
+                assert announced is not None  # (posted in the channel if not as the answer)
+                thread = await announced.create_thread(name=name)
+        except discord.HTTPException as exc:
+            if is_expired(exc):
+                raise
+            if isinstance(exc, discord.Forbidden):
+                reason = f"I can't start threads here: give me Create Public Threads, then {again}."
+            else:
+                reason = f"Discord failed to open the race's thread: {again} in a minute."
+            raise await self._not_opened(record.id, announced, opened, reason, exc) from exc
         await self.store.update_game(record.id, thread_id=thread.id)
         record = await self.store.load_game(record.id)
         seats_now = await self.store.seats(record.id)
@@ -200,17 +244,50 @@ class LifeCycle:
                 allowed_mentions=MENTION_NONE,
             )
         except NotPosted as exc:  # no lobby anyone could join: none is kept
-            log.warning("game %s: no lobby posted: %s", record.id, exc.cause)
-            await self.store.end_game(record.id, from_status=("lobby",))
-            again = f"open the race again with `/{presenter.area} new`"
             if isinstance(exc.cause, discord.Forbidden):
-                raise PaddockError(
-                    f"I can't post in the race's thread: give me Send Messages in Threads, then "
-                    f"{again}."
-                ) from exc
-            raise PaddockError(f"Discord failed to post the lobby: {again} in a minute.") from exc
+                reason = (
+                    "I can't post in the race's thread: give me Send Messages in Threads, "
+                    f"then {again}."
+                )
+            else:
+                reason = f"Discord failed to post the lobby: {again} in a minute."
+            raise await self._not_opened(record.id, announced, opened, reason, exc) from exc
         await self.store.update_game(record.id, status_message_id=lobby_message.id)
         return record
+
+    async def _not_opened(
+        self,
+        game_id: int,
+        announced: discord.Message | None,
+        opened: str,
+        reason: str,
+        exc: Exception,
+    ) -> PaddockError:
+        """A race announced but with no lobby anyone could join: none is kept, and the
+        announcement says so (its refusal, for the one who opened it, is returned)."""
+        log.warning("game %s: no lobby posted: %s", game_id, getattr(exc, "cause", exc))
+        await self.store.end_game(game_id, from_status=("lobby",))
+        if announced is not None:
+            try:
+                await announced.edit(content=f"{opened}: not opened. {reason}")
+            except discord.HTTPException as failed:
+                log.warning("game %s: announcement not corrected: %s", game_id, failed)
+        return PaddockError(reason)
+
+    async def _made_already(self, presenter: Presenter, game_id: int) -> str:
+        """What a retry of the command that made `game_id` a moment ago is told."""
+        record = await self.store.load_game(game_id)
+        title = shown(record.settings.get("title", presenter.title))
+        if presenter.in_thread:
+            where = f"<#{record.thread_id}>" if record.thread_id else "a thread on its way"
+            there = f"its lobby is in {where}"
+        else:
+            there = "it is on in this channel"
+        return (
+            f"You opened **{title}** - {presenter.noun} #{record.id} with this command a moment "
+            f"ago: {there}. (The same command again within {RETRY_SECONDS:.0f} s opens "
+            "nothing more: change an option, or wait, to open another.)"
+        )
 
     def lobby_embed(self, record: GameRecord, seats: list[Seat]) -> discord.Embed:
         presenter = self.presenter(record)
@@ -406,7 +483,7 @@ class LifeCycle:
         try:
             if answer is not None:
                 await answer()
-            elif interaction is not None and not interaction.response.is_done():
+            elif interaction is not None:  # the click on Start (deferred already)
                 lobby = self.lobby_embed(loaded.record, all_seats)
                 await edit_source(interaction, embed=lobby, view=None)
         finally:  # a started game gets its first post even if the answer failed
@@ -576,7 +653,7 @@ class LifeCycle:
         async with self.lock(record.id):
             if not await self.close(record, notice):
                 raise PaddockError(f"This {presenter.noun} is already over.")
-        await interaction.response.edit_message(content="Abandoned.", view=None)
+        await edit_source(interaction, content="Abandoned.", view=None)  # (deferred: route)
 
     async def replace(
         self, interaction: discord.Interaction, record: GameRecord, user: discord.abc.User
@@ -584,6 +661,7 @@ class LifeCycle:
         presenter = self.presenter(record)
         _robots_drive(presenter)
         await self.require_manager(interaction, record, "hand a car to a robot")
+        await think(interaction)  # before the race's lock (held while a move is shown)
         async with self.lock(record.id):
             loaded = await self.load(record.id)
             seat = loaded.human_seat(user.id)
@@ -591,11 +669,13 @@ class LifeCycle:
                 raise PaddockError(f"{user.mention} is not driving in this {presenter.noun}.")
             await self.store.update_seat(record.id, seat.seat, robot=True)
             loaded.seats[seat.seat] = seat.model_copy(update={"robot": True})
-            await interaction.response.send_message(
+            await result(
+                interaction,
                 f"🤖 {interaction.user.mention} handed {user.mention}'s car "
                 f"({shown(seat.name)}) to a robot for the rest of the "
                 f"{presenter.noun}; it scores no league points.",
                 allowed_mentions=MENTION_NONE,
+                channel=await self.channel_of(record),
             )
             await self._robot_to_act(loaded, seat.seat)
 
@@ -604,6 +684,7 @@ class LifeCycle:
     ) -> None:
         presenter = self.presenter(record)
         _robots_drive(presenter)
+        await think(interaction, ephemeral=True)  # before the race's lock
         async with self.lock(record.id):
             loaded = await self.load(record.id)
             seat = loaded.human_seat(interaction.user.id)
@@ -613,14 +694,14 @@ class LifeCycle:
                 raise PaddockError(f"Autopilot is already {'on' if on else 'off'} for you.")
             await self.store.update_seat(record.id, seat.seat, autopilot=on)
             loaded.seats[seat.seat] = seat.model_copy(update={"autopilot": on})
-            await interaction.response.send_message(
+            await result(
+                interaction,
                 f"Autopilot {'on' if on else 'off'}: "
                 + (
                     f"the robot plays your turns until you use `/{presenter.area} autopilot off`."
                     if on
                     else "you drive again from your next turn."
                 ),
-                ephemeral=True,
             )
             if on:
                 await self._robot_to_act(loaded, seat.seat)
@@ -838,6 +919,21 @@ class LifeCycle:
                 await self.show_race(await self.load(record.id))
         except (NotPosted, discord.HTTPException) as exc:
             log.warning("could not reopen the thread of game %s: %s", game_id, exc)
+
+
+def _busy(presenter: Presenter, running: GameRecord, user_id: int) -> str:
+    """The refusal of a second game in a channel that has one (a retry of the command that
+    started it among them)."""
+    end = f"`/{presenter.area} {'cancel' if running.status == 'lobby' else 'abandon'}`"
+    if running.settings.get("host") == user_id:
+        return (
+            f"Your {presenter.title} game (#{running.id}) is already on in this channel: play "
+            f"it, or end it with {end}."
+        )
+    return (
+        f"A {presenter.title} game (#{running.id}) is already on in this channel: finish it, "
+        f"or its host can end it with {end}."
+    )
 
 
 def _robots_drive(presenter: Presenter) -> None:

@@ -42,6 +42,14 @@ class StaleState(PaddockError):
         self.state_json = state_json
 
 
+class Repeated(PaddockError):
+    """A command made its game a moment ago (models.Once): nothing was made this time."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(f"That command made game #{game_id} a moment ago.")
+        self.game_id = game_id
+
+
 class MigrationError(Exception):
     """A migration failed; the database was left as it was before it."""
 

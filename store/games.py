@@ -7,9 +7,9 @@ import sqlite3
 from typing import Any
 
 from store.connection import _now
-from store.errors import LeagueError, NotFound, StaleState
+from store.errors import LeagueError, NotFound, Repeated, StaleState
 from store.leagues import LeagueStore
-from store.models import ActionRecord, GameRecord, Seat, Shards, Timer, TimerSpec
+from store.models import ActionRecord, GameRecord, Once, Seat, Shards, Timer, TimerSpec
 
 _GAME_COLUMNS = (
     "g.id, g.kind, g.guild_id, g.channel_id, g.thread_id, g.status_message_id, g.league_id,"
@@ -76,10 +76,13 @@ class GameStore(LeagueStore):
         status: str = "running",
         settings: dict[str, Any] | None = None,
         timers: list[TimerSpec] | None = None,
+        once: Once | None = None,
     ) -> GameRecord:
         """A game row. `config` is what the rules need to replay it from `seed`; `settings`
         is the table's own (host, time limit...), never passed to the rules; `timers` (a
-        lobby's idle timer) are written in the same transaction."""
+        lobby's idle timer) are written in the same transaction. `once`: the command making
+        it, noted with it; the same command within its window raises Repeated (the game
+        it made), nothing written."""
         now = _now()
 
         def create(raw: sqlite3.Connection) -> int:
@@ -113,6 +116,8 @@ class GameStore(LeagueStore):
                 _write_seats(raw, game_id, seats)
             if timers:
                 _replace_timers(raw, game_id, timers)
+            if once is not None:
+                _note_once(raw, game_id, once)
             return game_id
 
         # One hop to the connection's thread (see `write`): a new game's transaction does
@@ -499,6 +504,28 @@ def _write_seats(raw: sqlite3.Connection, game_id: int, seats: list[Seat]) -> No
         "INSERT INTO game_seats (game_id, seat, user_id, name, robot, autopilot)"
         " VALUES (?, ?, ?, ?, ?, ?)",
         [(game_id, s.seat, s.user_id, s.name, int(s.robot), int(s.autopilot)) for s in seats],
+    )
+
+
+def _note_once(raw: sqlite3.Connection, game_id: int, once: Once) -> None:
+    """Note the command that made `game_id`, or raise Repeated (rolling the game back) if
+    the same command made one within its window that is still on (a lobby or a race: one
+    cancelled or over meanwhile does not stand in the way of a new one)."""
+    raw.execute("DELETE FROM recent_commands WHERE at < ?", (once.at - once.window,))
+    key = (once.channel_id, once.user_id, once.command)
+    row = raw.execute(
+        "SELECT r.game_id FROM recent_commands r JOIN games g ON g.id = r.game_id"
+        " WHERE r.channel_id = ? AND r.user_id = ? AND r.command = ?"
+        " AND g.status IN ('lobby', 'running')",
+        key,
+    ).fetchone()
+    if row is not None:
+        raise Repeated(row[0])
+    raw.execute(
+        "INSERT INTO recent_commands (channel_id, user_id, command, game_id, at)"
+        " VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET game_id = excluded.game_id,"
+        " at = excluded.at",
+        (*key, game_id, once.at),
     )
 
 

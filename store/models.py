@@ -118,6 +118,18 @@ class ActionRecord(BaseModel):
     created_at: str
 
 
+class Once(BaseModel):
+    """A command that makes a game once: the same one (its options included) from the same
+    user in the same channel within `window` seconds of `at` (a retry of a command already
+    answered) makes none, and learns the game the first made (store.errors.Repeated)."""
+
+    channel_id: int
+    user_id: int
+    command: str
+    at: float
+    window: float
+
+
 class TimerSpec(BaseModel):
     """A timer to arm together with an action (in the same transaction)."""
 

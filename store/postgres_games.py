@@ -17,9 +17,9 @@ from typing import Any
 import asyncpg
 
 from store.connection import _now
-from store.errors import LeagueError, NotFound, StaleState
+from store.errors import LeagueError, NotFound, Repeated, StaleState
 from store.games import _GAME_COLUMNS, GameStore, bookkeeping
-from store.models import ActionRecord, GameRecord, Seat, Shards, Timer, TimerSpec
+from store.models import ActionRecord, GameRecord, Once, Seat, Shards, Timer, TimerSpec
 from store.postgres_connection import Executor
 from store.postgres_leagues import PostgresLeagueStore
 
@@ -102,10 +102,13 @@ class PostgresGameStore(PostgresLeagueStore):
         status: str = "running",
         settings: dict[str, Any] | None = None,
         timers: list[TimerSpec] | None = None,
+        once: Once | None = None,
     ) -> GameRecord:
         """A game row. `config` is what the rules need to replay it from `seed`; `settings`
         is the table's own (host, time limit...), never passed to the rules; `timers` (a
-        lobby's idle timer) are written in the same transaction."""
+        lobby's idle timer) are written in the same transaction. `once`: the command making
+        it, noted with it; the same command within its window raises Repeated (the game
+        it made), nothing written."""
         now = _now()
         async with self.transaction() as db:
             game_id = await db.fetchval(
@@ -136,7 +139,44 @@ class PostgresGameStore(PostgresLeagueStore):
                 await self._write_seats(db, game_id, seats)
             if timers:
                 await self._replace_timers(db, game_id, timers)
+            if once is not None:
+                await self._note_once(db, game_id, once)
         return await self.load_game(game_id)
+
+    async def _note_once(self, db: Executor, game_id: int, once: Once) -> None:
+        """Note the command that made `game_id`, or raise Repeated (rolling the game back) if
+        the same command made one within its window that is still on (a lobby or a race:
+        one cancelled or over meanwhile does not stand in the way of a new one). The row is
+        claimed first: a second process noting the same command waits for the first's
+        commit, then sees its game."""
+        await db.execute("DELETE FROM recent_commands WHERE at < $1", once.at - once.window)
+        key = (once.channel_id, once.user_id, once.command)
+        await db.execute(
+            "INSERT INTO recent_commands (channel_id, user_id, command, game_id, at)"
+            " VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+            *key,
+            game_id,
+            once.at,
+        )
+        first = await db.fetchval(
+            "SELECT game_id FROM recent_commands"
+            " WHERE channel_id = $1 AND user_id = $2 AND command = $3 FOR UPDATE",
+            *key,
+        )
+        if first == game_id:
+            return  # noted just now
+        if first is not None:  # (None: another process's clean-up took an old row meanwhile)
+            status = await db.fetchval("SELECT status FROM games WHERE id = $1", first)
+            if status in ("lobby", "running"):
+                raise Repeated(first)
+        await db.execute(
+            "INSERT INTO recent_commands (channel_id, user_id, command, game_id, at)"
+            " VALUES ($1, $2, $3, $4, $5) ON CONFLICT (channel_id, user_id, command)"
+            " DO UPDATE SET game_id = excluded.game_id, at = excluded.at",
+            *key,
+            game_id,
+            once.at,
+        )
 
     async def _write_seats(self, db: Executor, game_id: int, seats: list[Seat]) -> None:
         # Callers hold the game's lock: under READ COMMITTED a second DELETE would not see

@@ -26,6 +26,7 @@ from store.models import (
     GameRecord,
     League,
     Member,
+    Once,
     ResultRecord,
     Round,
     Seat,
@@ -155,6 +156,7 @@ class Store(Protocol):
         status: str = "running",
         settings: dict[str, Any] | None = None,
         timers: list[TimerSpec] | None = None,
+        once: Once | None = None,
     ) -> GameRecord: ...
 
     async def start_game(

@@ -90,10 +90,15 @@ async def play_one_click(d: InProcessDriver, gid: int) -> float:
     return took
 
 
-async def start_race(d: InProcessDriver, *, laps: int = 1, robots: int = 1) -> int:
-    """ALICE opens a race, BOB joins, ALICE starts it; returns the game id."""
+async def start_race(
+    d: InProcessDriver, *, laps: int = 1, robots: int = 1, channel_id: int | None = None
+) -> int:
+    """ALICE opens a race (in `channel_id`: the same command twice in one channel within
+    a few seconds opens one race), BOB joins, ALICE starts it; returns the game id."""
     before = {g.id for g in await store_of(d).list_games()}
-    await d.slash("f1", "new", laps=laps, robots=robots, turn_minutes=60, user=ALICE)
+    await d.slash(
+        "f1", "new", laps=laps, robots=robots, turn_minutes=60, user=ALICE, channel_id=channel_id
+    )
     (gid,) = [g.id for g in await store_of(d).list_games() if g.id not in before]
     await d.click(f"pd:f1:{gid}:join", user=BOB)
     await d.click(f"pd:f1:{gid}:start", user=ALICE)

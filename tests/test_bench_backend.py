@@ -103,6 +103,41 @@ async def test_mixed_load_in_small_reports_every_figure(
     assert mixed["errors_logged"] == 0 and mixed["user_failures"] == 0
 
 
+async def test_burst_in_small_reports_the_opening_and_the_play_after_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 30's burst in small: four games opened at one instant (three /f1 races, each
+    joined and started; one /pit start), then played for a few seconds. The shape, not the
+    timings (those are the bench's to measure)."""
+    monkeypatch.setattr(bench, "DB_URL", None)
+    burst = await bench.bench_burst(True, games=4, seconds=4)
+    assert burst["games"] == {"waddington": 3, "pitformula": 1}
+    opened = burst["burst"]
+    by_command = opened["by_command"]
+    assert {w: f["interactions"] for w, f in by_command.items()} == {
+        "/f1 new": 3,
+        "join": 3,
+        "start": 3,
+        "/pit start": 1,
+    }
+    assert opened["interactions"] == 10
+    for figures in (opened, *by_command.values()):
+        assert 0 < figures["answer_p50_ms"] <= figures["answer_p99_ms"]
+        assert figures["answer_p99_ms"] <= figures["answer_max_ms"]
+        # the result is shown with the answer or after it (a deferred answer's edit)
+        assert figures["shown_max_ms"] >= figures["answer_max_ms"]
+        assert figures["shown_p99_ms"] >= figures["answer_p99_ms"]
+        for count in ("over_1s", "late_answers", "unanswered"):
+            assert isinstance(figures[count], int) and figures[count] >= 0
+        assert figures["unanswered"] <= figures["late_answers"] <= figures["over_1s"]
+    assert opened["seconds_to_all_started"] > 0
+    # the play that follows, as the mixed load reports it
+    assert burst["seconds"] == 4 and burst["interactions"] >= 0
+    assert set(burst["by_game"]) == {"waddington", "pitformula"}
+    assert burst["games_not_renewed"] == {} and burst["user_failures"] == 0
+    assert burst["errors_logged"] == 0 and burst["http_errors"] == {}
+
+
 async def test_two_processes_are_skipped_on_sqlite(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bench, "DB_URL", None)
     skipped = await bench.bench_two_processes(True)

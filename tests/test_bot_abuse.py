@@ -331,8 +331,8 @@ async def build_scene(d: InProcessDriver) -> Scene:
     scene.games["f1-lobby"] = await new_game(
         d, "f1", "new", laps=1, robots=1, turn_minutes=60, user=ALICE
     )
-    gid = scene.games["f1-running"] = await new_game(
-        d, "f1", "new", laps=1, robots=1, turn_minutes=60, user=ALICE
+    gid = scene.games["f1-running"] = await new_game(  # (the same options again: a retry)
+        d, "f1", "new", laps=1, robots=1, turn_minutes=60, max_players=5, user=ALICE
     )
     await d.click(f"pd:f1:{gid}:join", user=BOB)
     await d.click(f"pd:f1:{gid}:start", user=ALICE)
@@ -614,13 +614,15 @@ def carrier_payload(d: InProcessDriver, scene: Scene, click: Click) -> dict[str,
 
 def refusal_problems(calls: Calls) -> list[str]:
     """What is wrong with the bot's answer to a click it must refuse: one ephemeral line,
-    as the answer or (a move's click, acknowledged at once) as the one followup of a
-    deferred answer; no other call."""
+    as the answer or (a click acknowledged at once: a move's, a lobby's, a Pit Formula
+    action's private "thinking…") as the one followup of a deferred answer; no other call."""
     problems = [f"error logged: {e!r}" for e in calls.errors]
     answers = calls.interaction_responses
     if len(answers) != 1:
         problems.append(f"{len(answers)} interaction responses")
-    deferred = [a for a in answers if a.json.get("type") == 6]
+    deferred = [
+        a for a in answers if a.json.get("type") == 6 or (a.json.get("type") == 5 and a.ephemeral)
+    ]
     messages = calls.messages
     if deferred and [m.kind for m in messages] != ["followup"]:
         problems.append(f"deferred, then not one followup: {list(messages)!r}")

@@ -522,7 +522,8 @@ async def test_a_deleted_thread_is_replaced_and_the_race_goes_on(tmp_path: Path)
         moved = await until(lambda: _moved(fd, lobby, old))
         await until(lambda: latest_with(fd, f"pd:f1:{lobby}:join"))  # type: ignore[arg-type]
         joined = await fd.click(f"pd:f1:{lobby}:join", user=ALICE)
-        assert joined.response.response_type == 7  # the new lobby message, updated
+        # the click answered first (deferred), the new lobby message updated through it
+        assert joined.response.response_type == 6 and joined.answer.kind == "edit_original"
         seats = await fd.bot.store.seats(lobby)  # type: ignore[union-attr]
         assert [s.user_id for s in seats] == [BOB.id, ALICE.id]
         assert (await record_of(fd, lobby)).thread_id == moved.thread_id

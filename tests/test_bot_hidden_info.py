@@ -46,7 +46,7 @@ from rules.waddington import PlayTactic, Proceed, WaddingtonState, catalog
 from store.models import GameRecord, Seat
 from tests.bot_helpers import make_bot, world
 from tests.f1_driver import buttons, latest_with, seat_user, start_race, state_of
-from tests.fakediscord import ALICE, InProcessDriver
+from tests.fakediscord import ALICE, GENERAL_CHANNEL_ID, RACES_CHANNEL_ID, InProcessDriver
 from tests.fakediscord.backend import _walk_components
 from tests.rf90_driver import PRESENTER as RF90_PRESENTER
 from tests.rf90_driver import decide, loaded
@@ -597,7 +597,9 @@ async def test_f1_two_races_with_other_hands_look_the_same(tmp_path: Path) -> No
     she can play after her move, the other only cards she cannot): the same public clicks
     give the same public messages, byte for byte, card windows included."""
     async with InProcessDriver(make_bot(tmp_path / "twins.db"), world()) as d:
-        gids = [await start_race(d, laps=1, robots=0) for _ in range(2)]
+        # (in two channels: the same /f1 new again in one would be a retry, no second race)
+        channels = (GENERAL_CHANNEL_ID, RACES_CHANNEL_ID)
+        gids = [await start_race(d, laps=1, robots=0, channel_id=c) for c in channels]
         game, base, seq = await state_of(d, gids[0])
         _, _, seq2 = await state_of(d, gids[1])
         assert seq == seq2 == 0

@@ -459,7 +459,9 @@ async def test_close_season_asks_first_and_only_confirm_by_its_admin_closes(
     cog.confirm_seconds = 180
     # Confirm: closed, and the channel is told.
     done = await confirmed(driver, "league-admin", "close-season", league="Spring Cup")
-    assert done.response.response_type == 7 and not done.messages[0].components
+    # answered first (deferred, before the store), the question edited through the answer
+    assert done.response.response_type == 6 and done.messages[0].kind == "edit_original"
+    assert not done.messages[0].components
     public = done.last
     assert not public.ephemeral and "Season 1 of **Spring Cup** is closed" in public.content
     league = await driver.bot.store.get_league(driver.world.guild_id, "Spring Cup")

@@ -48,9 +48,12 @@ async def user_of(d: InProcessDriver, gid: int, seat: int):  # noqa: ANN201
 
 async def test_two_users_race_for_the_same_token(driver: InProcessDriver) -> None:
     started = await driver.slash("pit", "start", players=f"<@{BOB.id}>", races=1, user=ALICE)
-    # Answered (the players pinged) once the game is stored, before its first race is shown.
+    # Answered at once ("thinking…", before the store); its result, the game's line, is
+    # edited in once the game is stored, before its first race is shown.
     (answer,) = started.interaction_responses
-    assert "Pit Formula" in (answer.content or "") and started.messages[0] is answer
+    assert answer.response_type == 5 and not answer.ephemeral
+    said = started.messages[0]
+    assert said.kind == "edit_original" and "Pit Formula" in (said.content or "")
     assert len(started.messages) > 1
     record, game, state = await current(driver)
     assert state.phase == "repair"
@@ -104,14 +107,15 @@ async def test_bad_repairs_are_refused_and_change_nothing(driver: InProcessDrive
     ]:
         before = await dump(driver.bot.store)
         calls = await driver.slash("pit", "fix", part=part, tokens=tokens, user=ALICE)
-        # the answer itself: a race-message edit may land in the same window
-        assert calls.response.ephemeral and expect in calls.response.content, calls
+        # private: the answer itself (a typo), or what follows the answer (the rules' no);
+        # a race-message edit may land in the same window
+        assert calls.answer.ephemeral and expect in (calls.answer.content or ""), calls
         assert await dump(driver.bot.store) == before
     erin = next(
         u for u in driver.world.users.values() if u.id not in (ALICE.id, BOB.id) and not u.bot
     )
     outsider = await driver.slash("pit", "flag", user=erin)
-    assert outsider.response.ephemeral and "not in this game" in outsider.response.content
+    assert outsider.answer.ephemeral and "not in this game" in (outsider.answer.content or "")
 
 
 async def do(d: InProcessDriver, gid: int, seat: int, action: Any) -> None:
@@ -300,7 +304,9 @@ async def test_clear_retire_and_refusals_work_without_typed_lines(
     # `My cards`, then `Turn over t1`: the same private message now shows t1's numbers.
     shown = await driver.click(f"pd:pit:{record.id}:cards", user=ALICE)
     if not next(c for c in state.cars[0].cards if c.slot == "t1").revealed:
-        assert f"pd:pit:{record.id}:reveal:t1" in shown.response.custom_ids
+        # answered first (privately, "thinking…"), the cards edited in
+        assert shown.response.response_type == 5 and shown.answer.ephemeral
+        assert f"pd:pit:{record.id}:reveal:t1" in shown.answer.custom_ids
         turned = await driver.click(f"pd:pit:{record.id}:reveal:t1", user=ALICE)
         # the `My cards` message, edited in place (acknowledged, then edited once stored)
         assert turned.response.response_type == 6 and turned.answer.kind == "edit_original"
@@ -311,12 +317,14 @@ async def test_clear_retire_and_refusals_work_without_typed_lines(
     tyre = first_tyre(state)
     await driver.slash("pit", "fix", part="t1", tokens=tyre, user=ALICE)
     again = await driver.slash("pit", "fix", part="t1", tokens=first_tyre(state, 1), user=ALICE)
-    # A refusal is the answer itself, at once (response type 4), not after a "thinking…"
-    assert again.response.response_type == 4 and again.response.ephemeral
-    assert "t1 already has tokens on it: `/pit clear part:t1` first" in again.response.content
+    # Answered first ("thinking…", privately, before the store and the race's lock); the
+    # rules' refusal follows in its place, privately.
+    assert again.response.response_type == 5 and again.response.ephemeral
+    assert again.answer.kind == "followup" and again.answer.ephemeral
+    assert "t1 already has tokens on it: `/pit clear part:t1` first" in again.answer.content
     refused = await driver.slash("pit", "fix", part=hidden, tokens=tyre, user=ALICE)
-    assert f"`My cards`, then `Turn over {hidden}`" in refused.response.content
-    for answer in (again.response.content, refused.response.content):
+    assert f"`My cards`, then `Turn over {hidden}`" in refused.answer.content
+    for answer in (again.answer.content, refused.answer.content):
         assert "`clear " not in answer and "`reveal " not in answer
 
     # An action the rules take is acknowledged first, then told privately once stored.
@@ -327,7 +335,7 @@ async def test_clear_retire_and_refusals_work_without_typed_lines(
     assert next(c for c in after.cars[0].cards if c.slot == "t1").tokens == []
     assert after.where[slot_of(tyre)] < 0  # the token is on the table again
     empty = await driver.slash("pit", "clear", part="t1", user=ALICE)
-    assert "t1 has no tokens on it" in empty.response.content
+    assert "t1 has no tokens on it" in empty.answer.content
 
     # Both crews retire: the race ends, is scored, and its message is finalised.
     retired = await driver.slash("pit", "retire", user=ALICE)
@@ -405,6 +413,6 @@ async def test_a_repair_answered_too_late_still_counts_once(driver: InProcessDri
     edited = race_message(driver, record)
     assert edited["attachments"] != shown["attachments"]  # a new table image, with the tokens
     again = await driver.slash("pit", "fix", part="t1", tokens=first_tyre(after), user=ALICE)
-    assert "t1 already has tokens on it" in again.response.content
+    assert "t1 already has tokens on it" in again.answer.content
     log = [a.action_json for a in await driver.bot.store.actions(record.id)]
     assert sum('"kind":"fix"' in a for a in log) == 1

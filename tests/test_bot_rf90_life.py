@@ -623,7 +623,7 @@ async def test_autopilot_plays_a_drivers_decisions_until_turned_off(tmp_path: Pa
         seq = now.record.seq
 
         on = await d.slash("rf90", "autopilot", mode="on", user=ALICE, channel_id=thread)
-        assert on.response.ephemeral and "Autopilot on" in (on.response.content or "")
+        assert on.answer.ephemeral and "Autopilot on" in (on.answer.content or "")
         assert (await store.seats(gid))[0].autopilot
         log = [a for a in await store.actions(gid) if a.seq > seq]
         assert log and log[0].actor == f"autopilot:{ALICE.id}"  # her turn, played at once
@@ -650,7 +650,7 @@ async def test_autopilot_plays_a_drivers_decisions_until_turned_off(tmp_path: Pa
         assert len(keys) >= 3
 
         off = await d.slash("rf90", "autopilot", mode="off", user=ALICE, channel_id=thread)
-        assert off.response.ephemeral and "Autopilot off" in (off.response.content or "")
+        assert off.answer.ephemeral and "Autopilot off" in (off.answer.content or "")
         mark = (await store.load_game(gid)).seq
         now = await play_until(d, gid, lambda n: 0 in PRESENTER.waiting_seats(n.state))
         prompt = prompt_of(d, gid)
@@ -809,7 +809,7 @@ async def killed_race(tmp_path: Path) -> AsyncIterator[Killed]:
                 assert thread is not None
                 fd.world.channels.setdefault(thread, fd.backend.threads[thread])
                 on = await fd.slash("rf90", "autopilot", mode="on", user=BOB, channel_id=thread)
-                assert "Autopilot on" in (on.response.content or "")
+                assert "Autopilot on" in (on.answer.content or "")
                 while (await store.load_game(gid)).seq < n - 1:
                     assert first.alive  # not killed before the chosen action
                     await remote_decide(fd, store, gid)

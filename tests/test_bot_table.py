@@ -346,7 +346,9 @@ async def test_replace_hands_the_seat_to_a_robot_that_plays_at_once(tmp_path: Pa
         assert await dump(store) == before
 
         replaced = await d.slash("f1", "replace", driver=BOB, user=ALICE, channel_id=thread)
-        assert "to a robot" in replaced.response.content
+        # answered first ("thinking…", before the race's lock), then told in public
+        assert replaced.response.response_type == 5
+        assert not replaced.answer.ephemeral and "to a robot" in replaced.answer.content
         seats = {s.seat: s for s in await store.seats(gid)}
         assert seats[bob_seat].robot and seats[bob_seat].user_id == BOB.id
         log = [a for a in await store.actions(gid) if a.seq > seq]
@@ -369,7 +371,8 @@ async def test_autopilot_plays_your_turns_until_you_turn_it_off(tmp_path: Path) 
         game, state, seq = await state_of(d, gid)
         alice_seat = game.to_act(state)[0]
         on = await d.slash("f1", "autopilot", mode="on", user=ALICE, channel_id=thread)
-        assert on.response.ephemeral and "Autopilot on" in on.response.content
+        assert on.response.response_type == 5  # answered before the race's lock
+        assert on.answer.ephemeral and "Autopilot on" in on.answer.content
         assert (await store.seats(gid))[alice_seat].autopilot
         mine = [a for a in await store.actions(gid) if a.seq > seq]
         assert mine and mine[0].actor == f"autopilot:{ALICE.id}"  # her turn, played at once
@@ -391,7 +394,7 @@ async def test_autopilot_plays_your_turns_until_you_turn_it_off(tmp_path: Path) 
         assert all(a.actor == f"autopilot:{ALICE.id}" and a.by_robot for a in hers if a.seq > seq)
 
         off = await d.slash("f1", "autopilot", mode="off", user=ALICE, channel_id=thread)
-        assert off.response.ephemeral and "Autopilot off" in off.response.content
+        assert off.answer.ephemeral and "Autopilot off" in off.answer.content
         mark = (await state_of(d, gid))[2]
         await play_until_seat(d, gid, ALICE)
         _, _, seq = await state_of(d, gid)

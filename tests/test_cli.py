@@ -131,6 +131,9 @@ def test_bench_quick_prints_one_json_object_in_the_agreed_shape() -> None:
         "by_minute",
     }
     assert isinstance(mixed["rss_mb"]["slope_mb_per_min_second_half"], float)
+    burst = result["burst"]  # issue 30's race night, in small: 20 games opened at once
+    assert sum(burst["games"].values()) == 20 and burst["burst"]["interactions"] >= 20
+    assert burst["burst"]["answer_max_ms"] > 0 and burst["late_answers"] >= 0
     assert "skipped" in result["two_processes"]  # on PostgreSQL only
     assert "bench: RF90 replay" in proc.stderr  # progress, while stdout is the JSON alone
     assert "bench: mixed: 20 games" in proc.stderr  # the fresh process's progress too
@@ -336,6 +339,8 @@ def test_every_subcommand_help_says_what_it_does_and_its_defaults(capsys) -> Non
     assert "standard-score" in text and "(default: 1)" in text and "None" not in text
 
 
-def test_bench_mixed_seconds_out_of_range_is_refused_in_one_line(capsys) -> None:
+def test_bench_options_out_of_range_are_refused_in_one_line(capsys) -> None:
     assert main(["bench", "--only", "mixed", "--mixed-seconds", "1"]) == 2
     assert capsys.readouterr().err.strip() == "bench: --mixed-seconds takes 5 to 3600 seconds"
+    assert main(["bench", "--only", "burst", "--burst", "1"]) == 2
+    assert capsys.readouterr().err.strip() == "bench: --burst takes 4 to 1000 games"

@@ -47,18 +47,19 @@ async def test_league_survives_sigkill_and_restart(tmp_path: Path) -> None:
 
 
 async def test_kill_while_the_bot_waits_for_discord(tmp_path: Path) -> None:
-    """Hold the interaction callback open, SIGKILL the bot meanwhile: the league row was
-    written before the reply, so a restarted bot has it though nobody was told."""
+    """Hold the command's result open (its "thinking…" answer came first, before the store),
+    SIGKILL the bot meanwhile: the league row was written before the result, so a restarted
+    bot has it though nobody was told."""
     db = tmp_path / "half.db"
     held, release = asyncio.Event(), asyncio.Event()
 
-    async def hold(call: Call, iid: str, token: str) -> None:
+    async def hold(call: Call, app: str, token: str, mid: str) -> None:
         held.set()
         await release.wait()
 
     async with RemoteFakeDiscord(world()) as fd:
         async with BotProcess(fd, db) as bot:
-            fd.on("POST", "/interactions/{iid}/{token}/callback", hold)
+            fd.on("PATCH", "/webhooks/{app}/{token}/messages/{mid}", hold)
             task = asyncio.create_task(
                 fd.slash("league", "create", name="Half Cup", game="waddington", user=ALICE)
             )
@@ -66,7 +67,8 @@ async def test_kill_while_the_bot_waits_for_discord(tmp_path: Path) -> None:
             await bot.kill()
             with pytest.raises(BotGone) as gone:
                 await task
-            assert not gone.value.calls.interaction_responses
+            # answered ("thinking…"), the result never shown
+            assert [c.response_type for c in gone.value.calls.interaction_responses] == [5]
             release.set()
         fd.backend._handlers.clear()  # answer callbacks normally again
         async with BotProcess(fd, db):

@@ -31,9 +31,9 @@ from store import (
     open_store,
     play,
 )
-from store.errors import MigrationError
+from store.errors import MigrationError, Repeated
 from store.migrate import MIGRATIONS_DIR, discover
-from store.models import Shards, TimerSpec, shard_of
+from store.models import Once, Shards, TimerSpec, shard_of
 from store.verify import verify_store
 from tests.toy_game import Roll, toy
 
@@ -100,6 +100,7 @@ async def test_migrations_apply_once_and_are_recorded(backend_url: str) -> None:
         (5, "feed"),
         (6, "archive_threads"),
         (7, "any_game"),
+        (8, "recent_commands"),
     ]
     if kind(backend_url) == "sqlite":
         assert (await query(backend_url, "PRAGMA journal_mode"))[0][0] == "wal"
@@ -565,6 +566,48 @@ async def test_the_latest_game_of_a_place_is_found_whatever_its_status(store: St
     assert await store.latest_game("other", channel_id=7) is None
 
 
+async def test_a_command_makes_its_game_once_within_its_window(store: Store) -> None:
+    """Issue 30: the same command (channel, user, options) again within its window makes no
+    second game while the first is on, and nothing is written for it; another command, a
+    later one, or one whose game is over meanwhile makes a new game."""
+
+    def once(at: float, command: str = "f1 new a1", user: int = 2**60) -> Once:
+        return Once(channel_id=2**61, user_id=user, command=command, at=at, window=30.0)
+
+    def lobby(at: float, **kw: object) -> Any:
+        return store.create_game("toy", 1, {}, None, status="lobby", once=once(at, **kw))
+
+    first = await lobby(1000.0)
+    with pytest.raises(Repeated) as again:
+        await lobby(1029.0)
+    assert again.value.game_id == first.id
+    assert [g.id for g in await store.list_games()] == [first.id]  # the retry wrote nothing
+    other = await lobby(1029.5, command="f1 new a2")  # other options: a league's next round
+    mine = await lobby(1029.6, user=2**59)  # another user
+    late = await lobby(1031.0)  # the window is over
+    with pytest.raises(Repeated) as again:
+        await lobby(1040.0)
+    assert again.value.game_id == late.id
+    await store.end_game(late.id, from_status=("lobby",))  # cancelled: no longer in the way
+    after = await lobby(1041.0)
+    assert len({first.id, other.id, mine.id, late.id, after.id}) == 5
+
+
+async def test_the_same_command_at_once_makes_one_game(store: Store) -> None:
+    """Ten creations of one command at the same moment (a double submit, a burst; on
+    PostgreSQL each on a connection of its own): one game, nine Repeated naming it."""
+    note = Once(channel_id=5, user_id=6, command="pit start x", at=50.0, window=30.0)
+    made = await asyncio.gather(
+        *(store.create_game("toy", 1, {}, None, status="lobby", once=note) for _ in range(10)),
+        return_exceptions=True,
+    )
+    (game,) = [g for g in made if not isinstance(g, BaseException)]
+    refused = [e for e in made if isinstance(e, BaseException)]
+    assert len(refused) == 9
+    assert all(isinstance(e, Repeated) and e.game_id == game.id for e in refused)
+    assert [g.id for g in await store.list_games()] == [game.id]
+
+
 async def test_a_new_lobby_and_its_idle_timer_are_written_together(store: Store) -> None:
     """A lobby is stored with the timer that closes it if nobody starts it, in one
     transaction: a create that fails leaves neither the game nor a timer behind."""
@@ -784,7 +827,7 @@ async def test_a_league_may_be_of_any_registered_game_after_the_migration(
         await old.create_league(1, "Toy Cup", "toy", "waddington", [10, 8], 100)
     await old.close()
     s = open_store(backend_url)
-    assert await s.open() == ["0007_any_game"]
+    assert await s.open() == [m for m in ALL_MIGRATIONS if int(m[:4]) >= 7]
     try:
         assert await s.get_league(1, "Old Cup") == kept
         toy_league = await s.create_league(1, "Toy Cup", "toy", "waddington", [10, 8], 100)

@@ -9,6 +9,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.components import shown
+from bot.posting import result, think
 from bot.presenter import timestamp
 from rules.base import get_game
 
@@ -38,6 +39,7 @@ class GamesCog(commands.Cog):
         assert interaction.guild is not None
         store = self.bot.store
         head = ""
+        await think(interaction, ephemeral=True)  # before the store and the games' reads
         if reminders is not None:
             await store.set_dm_reminders(interaction.user.id, reminders.value == "on")
             head = (
@@ -50,9 +52,7 @@ class GamesCog(commands.Cog):
         if len(records) > 20:
             lines.append(f"... and {len(records) - 20} more")
         body = "\n".join(lines) or "You have no games running on this server."
-        await interaction.response.send_message(
-            head + body, ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
-        )
+        await result(interaction, head + body, allowed_mentions=discord.AllowedMentions.none())
 
     async def _line(self, record: GameRecord, user_id: int) -> str:
         table = self.bot.table

@@ -20,6 +20,7 @@ from bot.components import INVALID_BUTTON, button, in_code, shown, view_of
 from bot.errors import NotAdmin
 from bot.league_tables import league_points_table, standings_report
 from bot.pages import DESCRIPTION, FIELD, MESSAGE, page_of, page_view, pages
+from bot.posting import defer, edit_source, result, think
 from renderer.common import counted
 from rules.championship import (
     car_colours,
@@ -186,15 +187,18 @@ class LeagueCog(commands.Cog):
     ) -> None:
         assert interaction.guild is not None
         table, values = _points_choice(points.value if points else None, custom_points)
+        await think(interaction)  # before the store's write (a refusal follows privately)
         league = await self.store.create_league(
             interaction.guild.id, name, _game(game), table, values, interaction.user.id
         )
         season = f"season {league.season}" if league.season > 1 else "its first season"
-        await interaction.response.send_message(
+        await result(
+            interaction,
             f"League **{shown(league.name)}** created ({game_kinds()[league.game]}, {season}, "
             f"points {'-'.join(map(str, league.points))}). Drivers join with "
             f"`/league join league:{in_code(league.name)}`.",
             view=self._join_view(league),
+            channel=interaction.channel,
         )
 
     @league.command(name="list", description="The leagues on this server")
@@ -236,6 +240,7 @@ class LeagueCog(commands.Cog):
         colour: str | None = None,
         name: app_commands.Range[str, 1, 32] | None = None,
     ) -> None:
+        await think(interaction)  # before the store (a refusal follows privately)
         found = await self._league(interaction, league)
         member = await self.store.join_league(
             found,
@@ -244,19 +249,22 @@ class LeagueCog(commands.Cog):
             _check_colour(found, colour),
         )
         car = f" in the {member.colour} car" if member.colour else ""
-        await interaction.response.send_message(
+        await result(
+            interaction,
             f"{interaction.user.mention} joined **{shown(found.label)}**{car} as "
-            f"{shown(member.display_name)}."
+            f"{shown(member.display_name)}.",
+            channel=interaction.channel,
         )
 
     @league.command(name="leave", description="Leave a league (your results stay)")
     @league_option(open_only=True)
     async def leave(self, interaction: discord.Interaction, league: str) -> None:
+        await think(interaction, ephemeral=True)  # before the store
         found = await self._league(interaction, league)
         await self.store.leave_league(found, interaction.user.id)
-        await interaction.response.send_message(
+        await result(
+            interaction,
             f"You left **{shown(found.label)}**. Your results this season stay in the standings.",
-            ephemeral=True,
         )
 
     @league.command(name="info", description="A league's game, season, points and drivers")
@@ -397,11 +405,14 @@ class LeagueCog(commands.Cog):
     ) -> None:
         if not 1 <= number <= 99:
             raise PaddockError("Round numbers go from 1 to 99.")
+        await think(interaction)  # before the store
         found = await self._league(interaction, league)
         rnd = await self.store.set_round(found, number, name, date)
-        await interaction.response.send_message(
+        await result(
+            interaction,
             f"Round {rnd.number} of **{shown(found.label)}** is {shown(rnd.name)}"
-            + (f" ({shown(rnd.scheduled)})." if rnd.scheduled else ".")
+            + (f" ({shown(rnd.scheduled)})." if rnd.scheduled else "."),
+            channel=interaction.channel,
         )
 
     @admin.command(name="round-remove", description="Remove a round with no result")
@@ -414,10 +425,13 @@ class LeagueCog(commands.Cog):
         league: str,
         number: app_commands.Range[int, 1, 99],
     ) -> None:
+        await think(interaction)  # before the store
         found = await self._league(interaction, league)
         rnd = await self.store.remove_round(found, number)
-        await interaction.response.send_message(
-            f"Round {rnd.number} ({shown(rnd.name)}) removed from **{shown(found.label)}**."
+        await result(
+            interaction,
+            f"Round {rnd.number} ({shown(rnd.name)}) removed from **{shown(found.label)}**.",
+            channel=interaction.channel,
         )
 
     @admin.command(name="record", description="Record a round raced elsewhere")
@@ -436,8 +450,6 @@ class LeagueCog(commands.Cog):
         order: app_commands.Range[str, 1, 1000],
         retired: app_commands.Range[str, 1, 1000] | None = None,
     ) -> None:
-        found = await self._league(interaction, league)
-        rnd = await self.store.get_round(found, round)
         user_ids = [int(u) for u in MENTION.findall(order)]
         if not user_ids:
             raise PaddockError("List the drivers in finishing order as mentions: `@a @b @c`.")
@@ -446,14 +458,19 @@ class LeagueCog(commands.Cog):
         retired_ids = {int(u) for u in MENTION.findall(retired or "")}
         if retired_ids - set(user_ids):
             raise PaddockError("Every retired driver must also be in the finishing order.")
+        await think(interaction)  # before the store
+        found = await self._league(interaction, league)
+        rnd = await self.store.get_round(found, round)
         placings = []
         for place, uid in enumerate(user_ids, start=1):
             member = await self._member_of(found, uid)
             placings.append((member.id, place, "retired" if uid in retired_ids else "finished"))
         await self.store.record_round(found, rnd, placings, source="manual")
-        await interaction.response.send_message(
+        await result(
+            interaction,
             f"Round {rnd.number} ({shown(rnd.name)}) of **{shown(found.label)}** recorded: "
-            + ", ".join(f"{p}. <@{u}>" for p, u in enumerate(user_ids, start=1))
+            + ", ".join(f"{p}. <@{u}>" for p, u in enumerate(user_ids, start=1)),
+            channel=interaction.channel,
         )
 
     @admin.command(name="correct", description="Change one driver's result in a round")
@@ -475,15 +492,18 @@ class LeagueCog(commands.Cog):
     ) -> None:
         if place is not None and place < 1:
             raise PaddockError("Places start at 1.")
+        await think(interaction)  # before the store
         found = await self._league(interaction, league)
         rnd = await self.store.get_round(found, round)
         member = await self._member_of(found, driver.id)
         new_status = status.value if status else "finished"
         await self.store.correct_result(found, rnd, member, place, new_status)
         where = f"place {place}" if place else "unclassified"
-        await interaction.response.send_message(
+        await result(
+            interaction,
             f"Corrected: {shown(member.display_name)} is {where} ({new_status}) in round "
-            f"{rnd.number} of **{shown(found.label)}**."
+            f"{rnd.number} of **{shown(found.label)}**.",
+            channel=interaction.channel,
         )
 
     @admin.command(name="remove-member", description="Remove a driver from a league (confirm)")
@@ -520,12 +540,15 @@ class LeagueCog(commands.Cog):
     ) -> None:
         if table is None and not custom_points:
             raise PaddockError("Choose a `table` or give `custom_points` like 10-8-6-4-2-1.")
-        found = await self._league(interaction, league)
         name, values = _points_choice(table.value if table else None, custom_points)
+        await think(interaction)  # before the store
+        found = await self._league(interaction, league)
         updated = await self.store.set_points_table(found, name, values)
-        await interaction.response.send_message(
+        await result(
+            interaction,
             f"**{shown(updated.label)}** now scores {'-'.join(map(str, updated.points))}; "
-            "the standings are recounted with it."
+            "the standings are recounted with it.",
+            channel=interaction.channel,
         )
 
     @admin.command(name="robots", description="Do robots in league races take places?")
@@ -544,12 +567,15 @@ class LeagueCog(commands.Cog):
     async def robots(
         self, interaction: discord.Interaction, league: str, places: app_commands.Choice[str]
     ) -> None:
+        await think(interaction)  # before the store
         found = await self._league(interaction, league)
         updated = await self.store.set_robots_take_places(found, places.value == "on")
-        await interaction.response.send_message(
+        await result(
+            interaction,
             f"**{shown(updated.label)}**: {_robots_rule(updated)}. "
             "Rounds already recorded keep their results.",
             allowed_mentions=discord.AllowedMentions.none(),
+            channel=interaction.channel,
         )
 
     @admin.command(name="archive", description="How long after a race ends its thread is archived")
@@ -566,11 +592,14 @@ class LeagueCog(commands.Cog):
             raise PaddockError(
                 "Give 0 to 168 hours (a week): how long after a race ends its thread is archived."
             )
+        await think(interaction)  # before the store's write (a refusal follows privately)
         found = await self._league(interaction, league)
         updated = await self.store.set_archive_hours(found, hours)
-        await interaction.response.send_message(
+        await result(
+            interaction,
             f"**{shown(updated.label)}**: {_archive_rule(updated)}.",
             allowed_mentions=discord.AllowedMentions.none(),
+            channel=interaction.channel,
         )
 
     @admin.command(name="close-season", description="Close the season: final standings (confirm)")
@@ -593,13 +622,14 @@ class LeagueCog(commands.Cog):
         self, interaction: discord.Interaction, role: discord.Role | None = None
     ) -> None:
         assert interaction.guild is not None
+        await think(interaction, ephemeral=True)  # before the store
         await self.store.set_admin_role(interaction.guild.id, role.id if role else None)
         text = (
             f"League admins: Manage Server and the {role.mention} role."
             if role
             else "League admins: members with Manage Server only."
         )
-        await interaction.response.send_message(text, ephemeral=True)
+        await result(interaction, text)
 
     # Confirmations ---------------------------------------------------------------------
 
@@ -659,13 +689,14 @@ class LeagueCog(commands.Cog):
             await self._remove(interaction, league, int(parts[2]))
 
     async def _close(self, interaction: discord.Interaction, league: League) -> None:
+        await defer(interaction)  # before the store: the question is edited through it
         closed = await self.store.close_season(league)
         report = await standings_report(self.store, closed)
         champion = [
             shown(report.members[r.member].display_name) for r in report.rows if r.position == 1
         ]
         crown = f" Champion: {' and '.join(champion)}." if champion and report.rounds_done else ""
-        await interaction.response.edit_message(content="Season closed.", view=None)
+        await edit_source(interaction, content="Season closed.", view=None)
         await interaction.followup.send(
             f"Season {closed.season} of **{shown(closed.name)}** is closed.{crown} "
             f"`/league create name:{in_code(closed.name)}` starts the next season.",
@@ -673,8 +704,9 @@ class LeagueCog(commands.Cog):
         )
 
     async def _remove(self, interaction: discord.Interaction, league: League, user_id: int) -> None:
+        await defer(interaction)  # before the store: the question is edited through it
         member = await self.store.leave_league(league, user_id)
-        await interaction.response.edit_message(content="Removed.", view=None)
+        await edit_source(interaction, content="Removed.", view=None)
         await interaction.followup.send(
             f"{shown(member.display_name)} was removed from **{shown(league.label)}**; their "
             "results stay.",
@@ -725,6 +757,7 @@ class LeagueCog(commands.Cog):
                 embed, view = await self._calendar_page(league, page)
             await interaction.response.edit_message(embed=embed, view=view)
             return
+        await think(interaction)  # before the store (a refusal follows privately)
         taken = {m.colour for m in await self.store.members(league.id, active_only=True)}
         free = [c for c in car_colours(league.game) if c not in taken]
         colour = free[0] if free else None
@@ -732,11 +765,13 @@ class LeagueCog(commands.Cog):
             league, interaction.user.id, interaction.user.display_name[:32], colour
         )
         car = f" in the {member.colour} car" if member.colour else ""
-        await interaction.response.send_message(
+        await result(
+            interaction,
             f"{interaction.user.mention} joined **{shown(league.label)}**{car}. Choose another "
             f"colour with `/league join league:{in_code(league.name)} colour:...`."
             if member.colour
-            else f"{interaction.user.mention} joined **{shown(league.label)}**."
+            else f"{interaction.user.mention} joined **{shown(league.label)}**.",
+            channel=interaction.channel,
         )
 
 

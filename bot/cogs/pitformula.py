@@ -14,7 +14,6 @@ import asyncio
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -32,9 +31,9 @@ from bot.cogs.pitformula_text import (
 )
 from bot.cogs.table_commands import TableCog
 from bot.components import button, human_seat, shown, view_of
-from bot.errors import NotPosted
+from bot.errors import EXPIRED, NotPosted
 from bot.league_tables import league_round_for_game
-from bot.posting import answer_or_post, defer
+from bot.posting import defer, result, think
 from bot.presenter import Image, Loaded, Presenter
 from bot.table import draw
 from bot.table_life import MENTION_NONE, mention_only
@@ -188,6 +187,13 @@ class PitPresenter(Presenter[PitFormulaState]):
     def summary(self, loaded: Loaded[PitFormulaState]) -> str:
         return "**Go!**\n" + self.cog.race_text(loaded.state, _names(loaded))
 
+    # Answered before the race is read (bot/table.py's route): `My cards` and `Take flag`
+    # with a private "thinking…", a card turned over by editing its `My cards` message.
+    FIRST = {"cards": "private", "flag": "private", "reveal": "update"}
+
+    def answered_first(self, action: str) -> str | None:
+        return self.FIRST.get(action)
+
     async def on_button(
         self, table: Any, interaction: discord.Interaction, game_id: int, action: str, arg: str
     ) -> bool:
@@ -292,6 +298,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             raise PaddockError("A championship has 1 to 12 races.")
         mode_name = mode.value if mode else "standard"
         assert interaction.guild is not None
+        await think(interaction, starting=True)  # before the store: a race night's burst
         found = await league_round_for_game(
             self.store, interaction.guild.id, league, round, KIND, interaction.user.id
         )
@@ -344,6 +351,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         settings = {"mode": "solo", "races": races, "rival": rival.value}
         self.presenter.check(settings, 1)
         seats = [human_seat(0, interaction.user)]
+        await think(interaction, starting=True)
         record = await self.table.open_lobby(
             interaction,
             self.presenter,
@@ -367,22 +375,24 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         seats: list[Seat],
         text: str,
     ) -> None:
-        """Players named in the command: no lobby, the game starts at once. The command is
-        answered as soon as the start is stored, before the first race is shown."""
+        """Players named in the command: no lobby, the game starts at once. The command was
+        answered at once ("thinking…"); its result says the game is on as soon as the start
+        is stored, before the first race is shown (the crews are pinged by its countdown:
+        an edited answer pings nobody)."""
 
         async def answer() -> None:
-            await answer_or_post(
-                interaction,
-                interaction.channel,
-                text,
-                allowed_mentions=mention_only(*(s.user_id for s in seats)),
+            await result(
+                interaction, text, allowed_mentions=MENTION_NONE, channel=interaction.channel
             )
 
         async with self.table.lock(record.id):
             try:
                 await self.table.start(None, self.presenter, record, seats, answer=answer)
-            except PaddockError:
-                await self.store.end_game(record.id, from_status=("lobby",))  # not a stray lobby
+            except Exception:  # a refusal, or a failure before the start was stored
+                try:  # not a stray lobby, which would keep the channel busy
+                    await self.store.end_game(record.id, from_status=("lobby",))
+                except Exception as exc:  # the store down: the error above is the one told
+                    log.warning("game %s: not started, nor ended: %s", record.id, exc)
                 raise
 
     async def next_race(self, game_id: int) -> None:
@@ -392,8 +402,16 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         game = get_game(KIND)
         state: PitFormulaState = game.load_state(record.state_json)
         if self.countdown_seconds > 0:
+            crews: list[int] = []
+            if state.race.number == 1:  # the game's first message that pings: its crews
+                host = record.settings.get("host")
+                seats = await self.store.seats(game_id)
+                crews = [s.user_id for s in seats if s.user_id not in (None, host)]
+            pings = "".join(f"<@{u}> " for u in crews)
             await channel.send(
-                f"Race {state.race.number}: ready... (Go! in {self.countdown_seconds:.0f} s)"
+                f"{pings}Race {state.race.number}: ready... "
+                f"(Go! in {self.countdown_seconds:.0f} s)",
+                allowed_mentions=mention_only(*crews),
             )
             await asyncio.sleep(self.countdown_seconds)
         async with self.table.lock(game_id):
@@ -464,26 +482,22 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         part: app_commands.Choice[str],
         tokens: app_commands.Range[str, 1, 60],
     ) -> None:
-        record = await self.table.game_here(interaction, self.presenter)
-        action = parse_command(f"{part.value} {tokens}")
-        await self.act_answering(interaction, record.id, action)
+        action = parse_command(f"{part.value} {tokens}")  # a typo refused as the answer
+        await self.act_answering(interaction, None, action)
 
     @app_commands.command(name="clear", description="Take the tokens back off one of your cards")
     @app_commands.describe(part="The card to clear: its tokens go back on the table")
     @app_commands.choices(part=PART_CHOICES)
     async def clear(self, interaction: discord.Interaction, part: app_commands.Choice[str]) -> None:
-        record = await self.table.game_here(interaction, self.presenter)
-        await self.act_answering(interaction, record.id, {"kind": "clear", "card": part.value})
+        await self.act_answering(interaction, None, {"kind": "clear", "card": part.value})
 
     @app_commands.command(name="retire", description="Retire your car from this race (no flag)")
     async def retire(self, interaction: discord.Interaction) -> None:
-        record = await self.table.game_here(interaction, self.presenter)
-        await self.act_answering(interaction, record.id, {"kind": "retire"})
+        await self.act_answering(interaction, None, {"kind": "retire"})
 
     @app_commands.command(name="flag", description="Take the best flag left: your stop is over")
     async def flag(self, interaction: discord.Interaction) -> None:
-        record = await self.table.game_here(interaction, self.presenter)
-        await self.act_answering(interaction, record.id, {"kind": "flag"})
+        await self.act_answering(interaction, None, {"kind": "flag"})
 
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:
@@ -508,31 +522,34 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
     async def act_answering(
         self,
         interaction: discord.Interaction,
-        game_id: int,
+        game_id: int | None,
         fields: dict[str, Any],
         *,
         on_cards: bool = False,
     ) -> None:
-        """A command's or button's action. A refusal is the answer; an action the rules
-        take is acknowledged before it is stored (under many races the store's queue must
-        not keep the player past Discord's 3 s) and told once stored: privately, or
-        (`on_cards`) on the `My cards` message the button sits on. If Discord no longer
-        takes the answer, the action stands all the same: the race message shows it."""
-
-        async def acknowledge() -> bool:
-            if on_cards:
-                return await defer(interaction)  # the cards message is edited below
-            return await defer(interaction, ephemeral=True, thinking=True)
-
-        done, answered = await self._act(
-            game_id, interaction.user.id, fields, acknowledge=acknowledge
-        )
+        """A command's or button's action (`game_id` None: the game of this channel). It is
+        acknowledged first, before the store and the race's lock: with many races at once
+        the answer must wait for neither (the player's time is taken as the click arrives,
+        all the same). A refusal follows privately; an action the rules take is told once
+        stored: privately, or (`on_cards`) on the `My cards` message the button sits on. If
+        Discord no longer takes the answer, the action stands all the same: the race
+        message shows it."""
+        arrived = time.monotonic()
+        if interaction.response.is_done() or interaction.extras.get(EXPIRED):
+            answered = not interaction.extras.get(EXPIRED)  # a button, answered by the route
+        elif on_cards:
+            answered = await defer(interaction)  # the cards message is edited below
+        else:
+            answered = await think(interaction, ephemeral=True)
+        if game_id is None:
+            game_id = (await self.table.game_here(interaction, self.presenter)).id
+        done = await self._act(game_id, interaction.user.id, fields, arrived=arrived)
         if not answered:
             return
         if on_cards:
             await self.show_cards(interaction, game_id, update=True)
         else:
-            await interaction.followup.send(done, ephemeral=True)
+            await result(interaction, done)
 
     async def _act(
         self,
@@ -540,39 +557,26 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         user_id: int,
         fields: dict[str, Any],
         typed: bool = False,
-        acknowledge: Callable[[], Awaitable[bool]] | None = None,
-    ) -> tuple[str, bool]:
-        """One player's action through the rules: the answer for that player, and whether
-        `acknowledge` (called once the rules have taken the action, before it is stored)
-        reached them. A refusal that names a typed command (`clear t1`) names the slash
-        command or button instead, unless the player typed (typed lines need the Message
-        Content intent; these don't)."""
+        arrived: float | None = None,
+    ) -> str:
+        """One player's action through the rules (`arrived`: when the player's click came,
+        on the monotonic clock; else now): the answer for that player. A refusal that names
+        a typed command (`clear t1`) names the slash command or button instead, unless the
+        player typed (typed lines need the Message Content intent; these don't)."""
         try:
-            return await self._act_now(game_id, user_id, fields, acknowledge)
+            return await self._act_now(game_id, user_id, fields, arrived)
         except IllegalAction as exc:
             if typed:
                 raise
             raise type(exc)(without_typing(exc.message)) from exc
 
     async def _act_now(
-        self,
-        game_id: int,
-        user_id: int,
-        fields: dict[str, Any],
-        acknowledge: Callable[[], Awaitable[bool]] | None,
-    ) -> tuple[str, bool]:
-        at_ms = None  # the player's time since the Go!, taken as the click arrives
+        self, game_id: int, user_id: int, fields: dict[str, Any], arrived: float | None
+    ) -> str:
+        at_ms = None  # the player's time since the Go!, as the click arrived
         if game_id in self._go_at:
-            at_ms = max(0, int((time.monotonic() - self._go_at[game_id]) * 1000))
-        answered = True
-        if acknowledge is not None:
-            # Checked on the race as stored and acknowledged before taking its lock: the
-            # other crew's move being stored must not keep this answer waiting. Checked
-            # again under the lock, where it is played; a refusal there comes as a
-            # follow-up.
-            loaded = await self.table.load(game_id)
-            self._checked(loaded, user_id, fields, at_ms)
-            answered = await acknowledge()
+            now = time.monotonic() if arrived is None else arrived
+            at_ms = max(0, int((now - self._go_at[game_id]) * 1000))
         async with self.table.lock(game_id):
             loaded = await self.table.load(game_id)
             mine, action = self._checked(loaded, user_id, fields, at_ms)
@@ -584,7 +588,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             self.background(self.after_race(loaded, before.state), f"pit-after-race-{game_id}")
         else:
             self._mark_dirty(game_id)
-        return answer_text(action, loaded.state, mine.seat, played.events), answered
+        return answer_text(action, loaded.state, mine.seat, played.events)
 
     @staticmethod
     def _checked(
@@ -630,7 +634,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         must = repairs_text(view["missing"]) if view["missing"] else "all done: take a flag"
         items = [button(f"Turn over {slot}", AREA, game_id, "reveal", slot) for slot in hidden]
         text = "Your part cards:\n" + "\n".join(lines) + f"\nStill to repair: {must}."
-        if update and interaction.response.is_done():  # acknowledged (act_answering)
+        if interaction.response.is_done():  # acknowledged first (the route, act_answering)
             await interaction.edit_original_response(
                 content=text, view=view_of(*items) if items else None
             )

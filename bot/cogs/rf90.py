@@ -24,7 +24,7 @@ from bot.choices import PAGE, Facet, decode, encode, narrow
 from bot.cogs.table_commands import TableCog
 from bot.components import button, shown, view_of
 from bot.league_tables import league_round_for_game
-from bot.posting import defer
+from bot.posting import defer, think
 from bot.presenter import Frame, Image, Loaded, Presenter, Prompt, duration, timestamp
 from bot.table import draw
 from bot.table_life import MENTION_NONE
@@ -587,6 +587,7 @@ class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 r
             raise PaddockError("The time for a decision is 1 minute to 7 days (10080 minutes).")
         if not 1 <= idle_days <= 60:
             raise PaddockError("An idle race is abandoned after 1 to 60 days.")
+        await think(interaction, starting=True)  # before the store: a race night's burst
         found = await league_round_for_game(
             self.store, interaction.guild.id, league, round, KIND, interaction.user.id
         )

@@ -11,6 +11,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.help import rules_embed
+from bot.posting import result, think
 from bot.presenter import Presenter
 from rules.errors import PaddockError
 
@@ -74,14 +75,17 @@ class TableCog(commands.GroupCog):
                 f"`/{self.presenter.area} abandon` to end it."
             )
         await self.table.require_manager(interaction, record, "cancel this lobby")
+        await think(interaction)  # before the store's write
         timers = await self.table.end_timers(record)
         if not await self.store.end_game(record.id, from_status=("lobby",), timers=timers):
             raise PaddockError("This lobby is already closed.")
         channel = await self.table.channel_of(record)
         await self.table.strip_prompt(channel, record.status_message_id)  # the lobby's buttons
-        await interaction.response.send_message(
+        await result(
+            interaction,
             f"Lobby #{record.id} cancelled by {interaction.user.mention}.",
             allowed_mentions=discord.AllowedMentions.none(),
+            channel=channel,
         )
 
     @app_commands.command(

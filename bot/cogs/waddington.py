@@ -23,6 +23,7 @@ from bot.autocomplete import league_option
 from bot.cogs.table_commands import TableCog
 from bot.components import button, shown, view_of
 from bot.league_tables import league_round_for_game
+from bot.posting import result, think
 from bot.presenter import Image, Loaded, Presenter, Prompt, duration, timestamp
 from bot.table import draw
 from renderer.common import counted
@@ -320,6 +321,7 @@ class WaddingtonCog(TableCog, group_name="f1", group_description="Waddington's F
             raise PaddockError("The turn time limit is 1 minute to 7 days (10080 minutes).")
         if not 1 <= idle_days <= 60:
             raise PaddockError("An idle race is abandoned after 1 to 60 days.")
+        await think(interaction, starting=True)  # before the store: a race night's burst
         found = await league_round_for_game(
             self.store, interaction.guild.id, league, round, KIND, interaction.user.id
         )
@@ -357,12 +359,11 @@ class WaddingtonCog(TableCog, group_name="f1", group_description="Waddington's F
     @app_commands.command(name="retire", description="Retire your car from the race (your turn)")
     async def retire(self, interaction: discord.Interaction) -> None:
         record = await self.table.game_here(interaction, self.presenter)
+        await think(interaction, ephemeral=True)  # before the race's lock
         async with self.table.lock(record.id):
             loaded = await self.table.load(record.id)
             seat = self.table.acting_seat(loaded, interaction.user.id)
-            await interaction.response.send_message(
-                f"{_car_label(loaded.state, seat)} retires.", ephemeral=True
-            )
+            await result(interaction, f"{_car_label(loaded.state, seat)} retires.")
             key = self.presenter.move_key(loaded.state)
             loaded, played = await self.table.commit(
                 loaded, Retire(seat=seat), actor=str(interaction.user.id), human=True

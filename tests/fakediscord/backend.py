@@ -839,6 +839,14 @@ class Backend:
 
     def _followup(self, call: Call, app: str, token: str) -> dict[str, Any] | None:
         info = self._info(token)
+        loading = self.messages.get(info.original_message_id or 0)
+        if loading is not None and int(loading.get("flags") or 0) & 128:
+            # As Discord does: the first followup after a deferred ("thinking…") answer takes
+            # that message's place, and its visibility: the followup's own ephemeral flag is
+            # ignored (a refusal after a public "thinking…" would be shown to everyone).
+            pl.apply_message_edit(loading, call.body, self._attachments_for(call))
+            call.message = loading
+            return loading
         msg = self._new_message(call, info.channel_id, call.body, info)
         call.message = msg
         return msg

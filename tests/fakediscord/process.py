@@ -149,12 +149,24 @@ class RemoteFakeDiscord(FakeDiscord):
                 # "Thinking...": what the user waits for is the answer edited in (or a
                 # followup); TimeoutError when it never comes.
                 token = re.escape(payload["token"])
-                await self.backend.wait_for_call(
-                    lambda c: c.method in ("PATCH", "POST"),
-                    path=rf"^/webhooks/\d+/{token}(/messages/@original)?$",
-                    since=mark,
-                    timeout=self.timeout,
+                shown = asyncio.ensure_future(
+                    self.backend.wait_for_call(
+                        lambda c: c.method in ("PATCH", "POST"),
+                        path=rf"^/webhooks/\d+/{token}(/messages/@original)?$",
+                        since=mark,
+                        timeout=self.timeout,
+                    )
                 )
+                try:
+                    await asyncio.wait({shown, closed}, return_when=asyncio.FIRST_COMPLETED)
+                    if not shown.done():
+                        raise BotGone(
+                            "the bot disconnected before its answer's result",
+                            Calls(self.backend.calls[mark:]),
+                        )
+                    shown.result()
+                finally:
+                    shown.cancel()
         finally:
             answered.cancel()
             closed.cancel()
