@@ -83,7 +83,7 @@ class PaddockBot(commands.Bot):
         self.table = Table(self)
         fault = os.environ.get("PADDOCK_FAULT")
         if fault:  # fault injection for the crash tests: "point" or "point:seq"
-            self.table.fault = _killer(fault)
+            self.table.core.fault = _killer(fault)
         self.images_warm: asyncio.Task[None] | None = None
 
     async def setup_hook(self) -> None:
@@ -120,7 +120,7 @@ class PaddockBot(commands.Bot):
         log.info("ready as %s in %d guild(s)", self.user, len(self.guilds))
         # Games whose last action never reached their thread (a crash between the commit
         # and the post) get it now; their timers were stored with the action.
-        await self.table.recover()
+        await self.table.recovery.recover()
 
     async def close(self) -> None:
         if self.images_warm is not None:

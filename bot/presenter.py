@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 import discord
 
@@ -20,7 +20,10 @@ from rules.errors import BadConfig
 from store.models import GameRecord, Seat, TimerSpec
 
 if TYPE_CHECKING:
-    from bot.table import Table
+    import asyncio
+
+    from rules.base import Action
+    from store.play import Played
 
 REMINDER_AT = 0.75  # share of the time limit after which the driver is reminded once
 
@@ -82,6 +85,57 @@ class Prompt:
     items: list[discord.ui.Item[Any]] = field(default_factory=list)
     images: list[Image] = field(default_factory=list)
     pings: list[int] = field(default_factory=list)  # the users this prompt means to ping
+
+
+class TablePort(Protocol):
+    """What a presenter may ask of the table layer (bot/table/): the game, its lock and
+    thread, and the table's own way of playing an action and telling the thread."""
+
+    async def load(self, game_id: int) -> Loaded[Any]: ...
+
+    def lock(self, game_id: int) -> asyncio.Lock: ...
+
+    async def channel_of(self, record: GameRecord) -> Any: ...
+
+    def acting_seat(self, loaded: Loaded[Any], user_id: int) -> int: ...
+
+    async def commit(
+        self,
+        loaded: Loaded[Any],
+        action: Action,
+        actor: str,
+        *,
+        by_robot: bool = False,
+        human: bool = False,
+    ) -> tuple[Loaded[Any], Played]: ...
+
+    async def advance(
+        self,
+        loaded: Loaded[Any],
+        events: list[Event],
+        *,
+        key_before: Any,
+        start: bool = False,
+        notes: list[str] | None = None,
+    ) -> Loaded[Any]: ...
+
+    async def publish(
+        self, loaded: Loaded[Any], events: list[Event], *, key_before: Any
+    ) -> None: ...
+
+    async def act_index(
+        self,
+        interaction: discord.Interaction,
+        presenter: Presenter[Any],
+        game_id: int,
+        token: str,
+        index: int,
+        *,
+        done: str = "Played.",
+        answered: bool | None = None,
+    ) -> None: ...
+
+    async def recovered_events(self, loaded: Loaded[Any]) -> list[Event]: ...
 
 
 class Presenter(Generic[S]):
@@ -218,7 +272,12 @@ class Presenter(Generic[S]):
     # Hooks for games that do not play move by move (Pit Formula) -----------------------
 
     async def on_button(
-        self, table: Table, interaction: discord.Interaction, game_id: int, action: str, arg: str
+        self,
+        table: TablePort,
+        interaction: discord.Interaction,
+        game_id: int,
+        action: str,
+        arg: str,
     ) -> bool:
         """A game's own button; False when the action is not one of its own."""
         return False
@@ -230,15 +289,15 @@ class Presenter(Generic[S]):
         itself, once it has read the race)."""
         return None
 
-    async def begin(self, table: Table, loaded: Loaded[S]) -> None:
+    async def begin(self, table: TablePort, loaded: Loaded[S]) -> None:
         """Right after the start was stored: post the start and the first prompt."""
         await table.advance(loaded, [], key_before=None, start=True)
 
-    async def repost(self, table: Table, loaded: Loaded[S]) -> None:
+    async def repost(self, table: TablePort, loaded: Loaded[S]) -> None:
         """`/<game> status`: the race as it stands, with the prompt at the bottom."""
         await table.publish(loaded, [], key_before=None)
 
-    async def recover(self, table: Table, loaded: Loaded[S]) -> None:
+    async def recover(self, table: TablePort, loaded: Loaded[S]) -> None:
         """At start-up, for a game whose last action did not reach the thread."""
         await table.advance(loaded, await table.recovered_events(loaded), key_before=None)
 

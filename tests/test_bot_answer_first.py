@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from bot.errors import STORE_DOWN
-from bot.table_life import RETRY_SECONDS
+from bot.table.lobby import RETRY_SECONDS
 from store.errors import StoreUnavailable
 from tests.bot_helpers import HeldWrites, dump, make_bot, world
 from tests.f1_driver import latest_with

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from bot.client import PaddockBot
-from bot.table_life import ARCHIVE
+from bot.table.ending import ARCHIVE
 from tests.bot_helpers import dump, make_bot, world
 from tests.fakediscord import ALICE, BOB, InProcessDriver
 

@@ -260,7 +260,7 @@ async def test_a_5xx_on_a_post_is_retried_or_said_in_one_line(tmp_path: Path) ->
 
         # The same for a move nobody clicked (a driver timed out): nobody to tell, so the
         # bot shows the race again a little later by itself.
-        fd.bot.table.repost_delays = (0.3,)  # type: ignore[union-attr]
+        fd.bot.table.recovery.repost_delays = (0.3,)  # type: ignore[union-attr]
         seq = (await record_of(fd, gid)).seq
         # (the reminder, then the board of the robot's move, fail)
         down = fd.backend.fail_next(rf"^/channels/{thread}/messages$", 503, method="POST", times=2)

@@ -36,7 +36,7 @@ from bot.cogs.rf90 import GRID, RF90Presenter
 from bot.cogs.waddington import WaddingtonPresenter
 from bot.components import shown
 from bot.presenter import Frame, Image, Loaded, Presenter
-from bot.table import Table
+from bot.table.moves import forced as forced_action
 from rules.base import Action, GameState, get_game
 from rules.pitformula.coords import SLOT_PART
 from rules.rf90 import ChooseSetup, DuelCards, Mulligan, Qualify
@@ -118,10 +118,9 @@ def images_face(images: Image | list[Image] | None, pixels: bool) -> list[Any]:
 
 
 def forced(presenter: Presenter, loaded: Loaded, waiting: list[int]) -> bool:
-    """Whether the table plays a choice by itself here (bot/table.py: `Table.forced`): then
+    """Whether the table plays a choice by itself here (bot/table/moves.py: `forced`): then
     nobody is pinged and no prompt is posted."""
-    table: Any = SimpleNamespace(presenter=lambda record: presenter)
-    return Table.forced(table, loaded, waiting) is not None
+    return forced_action(presenter, loaded, waiting) is not None
 
 
 def public_face(
@@ -589,7 +588,7 @@ async def _set_state(d: InProcessDriver, gid: int, state: WaddingtonState) -> No
         await db.execute(
             "UPDATE game_snapshots SET state_json = ? WHERE game_id = ?", (state.to_json(), gid)
         )
-    d.bot.table._shown[gid] = state  # the last board drew this state
+    d.bot.table.core.race(gid).shown = state  # the last board drew this state
 
 
 async def test_f1_two_races_with_other_hands_look_the_same(tmp_path: Path) -> None:

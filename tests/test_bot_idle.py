@@ -7,7 +7,7 @@ import asyncio
 import time
 from pathlib import Path
 
-from bot.table_life import ARCHIVE
+from bot.table.ending import ARCHIVE
 from tests.bot_helpers import make_bot, world
 from tests.f1_driver import buttons, settled
 from tests.fakediscord import ALICE, BOB, InProcessDriver

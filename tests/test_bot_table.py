@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from bot.cogs.waddington import WaddingtonPresenter
-from bot.table_life import ARCHIVE
+from bot.table.ending import ARCHIVE
 from rules.base import get_game
 from store import SqliteStore
 from tests.bot_helpers import dump, make_bot, world
@@ -691,7 +691,8 @@ async def test_drawing_images_trims_the_heap_when_a_trim_is_due(
 ) -> None:
     """`draw` gives the image thread's turn to the trimmer after each image: a trim due is
     made there (off the event loop), one only however many images."""
-    from bot import memory, table
+    import bot.table.core as table
+    from bot import memory
     from bot.presenter import Image
 
     now, trims = [0.0], []

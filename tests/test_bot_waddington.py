@@ -8,7 +8,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from bot.table_life import ARCHIVE
+from bot.table.ending import ARCHIVE
 from store.verify import verify_store
 from tests.bot_helpers import dump, make_bot, world
 from tests.f1_driver import latest_with, play_one_click, seat_user, settled, state_of

@@ -182,7 +182,7 @@ async def test_recovery_at_start_up_asks_only_for_this_process_shards_games() ->
     shard's would show them twice); the store's filter itself is tested on both backends."""
     from types import SimpleNamespace
 
-    from bot.table import Table
+    from bot.table.recovery import Recovery
 
     mine = Shards(count=2, ids=(0,))
     asked: list[Any] = []
@@ -192,10 +192,11 @@ async def test_recovery_at_start_up_asks_only_for_this_process_shards_games() ->
             asked.append(shards)
             return []
 
-    table: Any = Table.__new__(Table)
-    table._recovered, table.presenters = False, {}
-    table.bot = SimpleNamespace(store=Spy(), timers=SimpleNamespace(shards=mine))
-    await table.recover()
+    recovery: Any = Recovery.__new__(Recovery)
+    recovery._recovered = False
+    bot = SimpleNamespace(timers=SimpleNamespace(shards=mine))
+    recovery.core = SimpleNamespace(presenters={}, store=Spy(), bot=bot)
+    await recovery.recover()
     assert asked == [mine]
 
 

@@ -76,7 +76,7 @@ class GamesCog(commands.Cog):
         else:
             names = ", ".join(shown(loaded.name(s)) for s in waiting)
             turn = f"{names} to act"
-        deadline = await table.deadline(loaded)
+        deadline = await table.core.deadline(loaded)
         due = f", due {timestamp(deadline)}" if deadline else ""
         return f"**{title}** #{record.id} in {where}: {seat_text}; {turn}{due}"
 

@@ -36,7 +36,7 @@ from bot.league_tables import league_round_for_game
 from bot.posting import defer, result, think
 from bot.presenter import Image, Loaded, Presenter
 from bot.table import draw
-from bot.table_life import MENTION_NONE, mention_only
+from bot.table.core import MENTION_NONE, mention_only
 from renderer.common import counted
 from renderer.pitformula import render_scoring, render_table
 from rules.base import Action, GameState, get_game
@@ -317,7 +317,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             raise PaddockError("Pit Formula takes at most 4 players.")
         if players:  # started at once: a count the mode does not take opens nothing
             self.presenter.check(settings, len(seats))
-        record = await self.table.open_lobby(
+        record = await self.table.lobby.open_lobby(
             interaction,
             self.presenter,
             settings,
@@ -352,7 +352,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         self.presenter.check(settings, 1)
         seats = [human_seat(0, interaction.user)]
         await think(interaction, starting=True)
-        record = await self.table.open_lobby(
+        record = await self.table.lobby.open_lobby(
             interaction,
             self.presenter,
             settings,
@@ -387,7 +387,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
 
         async with self.table.lock(record.id):
             try:
-                await self.table.start(None, self.presenter, record, seats, answer=answer)
+                await self.table.lobby.start(None, self.presenter, record, seats, answer=answer)
             except Exception:  # a refusal, or a failure before the start was stored
                 try:  # not a stray lobby, which would keep the channel busy
                     await self.store.end_game(record.id, from_status=("lobby",))
@@ -790,7 +790,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         if state.settings.solo:
             lines.append(f"The Rival: {counted(state.rival_score, 'point')}.")
         if loaded.record.league_id is not None:
-            lines.append(await self.table.league_lines(loaded))
+            lines.append(await self.table.publisher.league_lines(loaded))
         standings = Image("standings.png", lambda: render_table(state, names))
         await channel.send(
             "\n".join(lines), files=await draw([standings]), allowed_mentions=MENTION_NONE
@@ -817,7 +817,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             await channel.send("⏱ The Rival's stopwatch ran out!")
             await self.after_race(loaded, before.state)
         except NotPosted as exc:  # scored and stored: `/pit status` shows it
-            await self.table.not_shown(loaded.id, exc)
+            await self.table.recovery.not_shown(loaded.id, exc)
 
 
 def _table_image(state: PitFormulaState) -> Image:

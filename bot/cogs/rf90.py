@@ -25,9 +25,19 @@ from bot.cogs.table_commands import TableCog
 from bot.components import button, shown, view_of
 from bot.league_tables import league_round_for_game
 from bot.posting import defer, think
-from bot.presenter import Frame, Image, Loaded, Presenter, Prompt, duration, timestamp
+from bot.presenter import (
+    Frame,
+    Image,
+    Loaded,
+    Presenter,
+    Prompt,
+    TablePort,
+    duration,
+    timestamp,
+)
 from bot.table import draw
-from bot.table_life import MENTION_NONE
+from bot.table.core import MENTION_NONE
+from bot.table.ending import ending
 from renderer.common import counted
 from renderer.rf90 import (
     render_classification,
@@ -58,7 +68,6 @@ from store import GameRecord, Seat
 
 if TYPE_CHECKING:
     from bot.client import PaddockBot
-    from bot.table import Table
 
 KIND = "rf90"
 AREA = "rf90"
@@ -336,7 +345,7 @@ class RF90Presenter(Presenter[RF90State]):
             return f"{state.track.capitalize()} · {track.race_turns} game turns · before the start"
         return f"{state.track.capitalize()} · game turn {state.turn} of {track.race_turns}"
 
-    async def repost(self, table: Table, loaded: Loaded[RF90State]) -> None:
+    async def repost(self, table: TablePort, loaded: Loaded[RF90State]) -> None:
         # No board between activations: `/rf90 status` shows the track and dashboards as
         # they stand (the grid before the start), then the prompt.
         state = loaded.state
@@ -408,7 +417,12 @@ class RF90Presenter(Presenter[RF90State]):
         return lines, Image(f"race{loaded.id}-result.png", lambda: render_classification(state))
 
     async def on_button(
-        self, table: Table, interaction: discord.Interaction, game_id: int, action: str, arg: str
+        self,
+        table: TablePort,
+        interaction: discord.Interaction,
+        game_id: int,
+        action: str,
+        arg: str,
     ) -> bool:
         if action == "cockpit":
             await self.cockpit(table, interaction, game_id, None)
@@ -419,7 +433,7 @@ class RF90Presenter(Presenter[RF90State]):
         return True
 
     async def cockpit(
-        self, table: Table, interaction: discord.Interaction, game_id: int, arg: str | None
+        self, table: TablePort, interaction: discord.Interaction, game_id: int, arg: str | None
     ) -> None:
         """The driver's private cockpit: the dashboard, the hand, and the next question of
         the decision the engine waits for (only legal actions are reachable)."""
@@ -605,7 +619,7 @@ class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 r
         if turns is not None and turns < full:
             settings["race_turns"] = turns
         seed = int.from_bytes(interaction.id.to_bytes(8, "big")[-6:], "big")
-        await self.table.open_lobby(
+        await self.table.lobby.open_lobby(
             interaction, self.presenter, settings, seed=seed, league_round=found
         )
 
@@ -639,7 +653,7 @@ class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 r
             states = activation_states(GAME, record.seed, record.config, actions)
             if len(states) < 2 and record.status != "running":
                 raise PaddockError(
-                    f"This race is over: it was {self.table.ending(record)} before its first "
+                    f"This race is over: it was {ending(record)} before its first "
                     "section activation, so there is nothing to replay; `/rf90 log` tells its "
                     "moves."
                 )
@@ -655,8 +669,8 @@ class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 r
         state = GAME.load_state(record.state_json)
         done = "the whole race" if state.phase == "finished" else f"up to game turn {state.turn}"
         if record.status not in ("lobby", "running"):  # watched again once it is over
-            ending = self.table.ending(record)
-            done += " (it has finished)" if ending == "finished" else f", where it was {ending}"
+            how = ending(record)
+            done += " (it has finished)" if how == "finished" else f", where it was {how}"
         await interaction.followup.send(
             f"Replay of {shown(record.settings.get('title', 'the race'))}"
             f": {done}, one frame per section activation.",

@@ -45,9 +45,9 @@ class TableCog(commands.GroupCog):
         # race's thread stays archived.
         record = await self.table.game_here(interaction, self.presenter, running=False)
         if record.status == "lobby":  # e.g. its message deleted: the lobby again, below
-            await self.table.repost_lobby(interaction, record)
+            await self.table.lobby.repost_lobby(interaction, record)
             return
-        await self.table.status(interaction, record)
+        await self.table.life.status(interaction, record)
 
     @app_commands.command(name="log", description="The last actions of this race, in words")
     @app_commands.describe(count="How many actions (1-50, default 10)")
@@ -58,7 +58,7 @@ class TableCog(commands.GroupCog):
         loaded = await self.table.load(record.id)
         await interaction.response.defer(ephemeral=True, thinking=True)
         count = max(1, min(count, 50))
-        text, pager = await self.table.log_page(loaded, count, loaded.record.seq)
+        text, pager = await self.table.log.log_page(loaded, count, loaded.record.seq)
         await interaction.followup.send(
             text,
             view=pager or discord.utils.MISSING,
@@ -74,13 +74,15 @@ class TableCog(commands.GroupCog):
                 f"This {self.presenter.noun} has started: use "
                 f"`/{self.presenter.area} abandon` to end it."
             )
-        await self.table.require_manager(interaction, record, "cancel this lobby")
+        await self.table.core.require_manager(interaction, record, "cancel this lobby")
         await think(interaction)  # before the store's write
-        timers = await self.table.end_timers(record)
+        timers = await self.table.endings.end_timers(record)
         if not await self.store.end_game(record.id, from_status=("lobby",), timers=timers):
             raise PaddockError("This lobby is already closed.")
         channel = await self.table.channel_of(record)
-        await self.table.strip_prompt(channel, record.status_message_id)  # the lobby's buttons
+        await self.table.publisher.strip_prompt(
+            channel, record.status_message_id
+        )  # the lobby's buttons
         await result(
             interaction,
             f"Lobby #{record.id} cancelled by {interaction.user.mention}.",
@@ -93,7 +95,7 @@ class TableCog(commands.GroupCog):
     )
     async def abandon(self, interaction: discord.Interaction) -> None:
         record = await self.table.game_here(interaction, self.presenter, running=False)
-        await self.table.abandon(interaction, record, confirmed=False)
+        await self.table.life.abandon(interaction, record, confirmed=False)
 
     @app_commands.command(
         name="replace", description="Hand an absent driver's car to a robot (host or admin)"
@@ -101,7 +103,7 @@ class TableCog(commands.GroupCog):
     @app_commands.describe(driver="The driver whose car the robot takes over")
     async def replace(self, interaction: discord.Interaction, driver: discord.User) -> None:
         record = await self.table.game_here(interaction, self.presenter)
-        await self.table.replace(interaction, record, driver)
+        await self.table.life.replace(interaction, record, driver)
 
     @app_commands.command(
         name="autopilot", description="Let the robot play your turns, or take back control"
@@ -112,7 +114,7 @@ class TableCog(commands.GroupCog):
         self, interaction: discord.Interaction, mode: app_commands.Choice[str]
     ) -> None:
         record = await self.table.game_here(interaction, self.presenter)
-        await self.table.autopilot(interaction, record, mode.value == "on")
+        await self.table.life.autopilot(interaction, record, mode.value == "on")
 
     @app_commands.command(
         name="rules", description="How to play this game on Discord (only to you)"

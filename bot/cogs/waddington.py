@@ -273,7 +273,7 @@ async def show_hand(table: Any, interaction: discord.Interaction, game_id: int) 
                         AREA,
                         game_id,
                         "act",
-                        f"{table.presenter(record).act_token(loaded, seat)}.{index}",
+                        f"{table.core.presenter(record).act_token(loaded, seat)}.{index}",
                         style=discord.ButtonStyle.success,
                     )
                 )
@@ -338,7 +338,7 @@ class WaddingtonCog(TableCog, group_name="f1", group_description="Waddington's F
             "title": title,
         }
         seed = int.from_bytes(interaction.id.to_bytes(8, "big")[-6:], "big")
-        await self.table.open_lobby(
+        await self.table.lobby.open_lobby(
             interaction, self.presenter, settings, seed=seed, league_round=found
         )
 

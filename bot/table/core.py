@@ -1,0 +1,251 @@
+"""What every part of the table layer shares: the bot, the store, the presenters, each
+race's lock and memory, loading a game, its thread, and who may do what.
+
+The other parts (bot/table/*.py) each take this core and the parts they call, nothing else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import io
+import logging
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.components import INVALID_BUTTON, shown
+from bot.feed import Feed
+from bot.memory import TRIMMER
+from bot.posting import PostChannel, not_posted
+from bot.presenter import Frame, Image, Loaded, Presenter
+from bot.threads import image_pool
+from rules.base import GameState, get_game
+from rules.errors import NotYourTurn, PaddockError
+from store.errors import NotFound
+from store.models import GameRecord, TimerSpec
+
+if TYPE_CHECKING:
+    from bot.client import PaddockBot
+    from store import Store
+
+log = logging.getLogger("paddock.table")
+
+MAX_ID = 2**63 - 1  # SQLite's INTEGER; a larger id in a button is forged
+DAY = 86400.0  # seconds: turn limits and idle races are counted in days
+HOUR = 3600.0
+MENTION_NONE = discord.AllowedMentions.none()
+
+
+def mention_only(*user_ids: int | None) -> discord.AllowedMentions:
+    """Ping exactly these users and nobody else (names typed by users never ping)."""
+    return discord.AllowedMentions(
+        everyone=False,
+        roles=False,
+        users=[discord.Object(id=u) for u in user_ids if u is not None],
+    )
+
+
+class InvalidButton(PaddockError):
+    """A forged or stale button: another server's or channel's game, or one that is gone."""
+
+    def __init__(self) -> None:
+        super().__init__(INVALID_BUTTON)
+
+
+async def draw(images: list[Image]) -> list[discord.File]:
+    """Render the images in the image threads (bot/threads.py): a board takes ~20 ms the
+    event loop needs, and Pillow lets go of the GIL while it encodes, so two cores draw two
+    at once."""
+
+    def one(image: Image) -> discord.File:
+        drawn = discord.File(io.BytesIO(image.draw()), filename=image.filename)
+        TRIMMER.now_and_then()  # the memory a busy bot freed goes back (bot/memory.py)
+        return drawn
+
+    loop = asyncio.get_running_loop()
+    return list(
+        await asyncio.gather(*(loop.run_in_executor(image_pool(), one, im) for im in images))
+    )
+
+
+def images(board: Image | list[Image] | None) -> list[Image]:
+    if board is None:
+        return []
+    return board if isinstance(board, list) else [board]
+
+
+@dataclass
+class Race:
+    """What this process keeps of a race between two actions (all of it can be rebuilt
+    from the store: a restart loses nothing): one object per race, dropped at its end."""
+
+    deadline: float | None = None  # when the seat to act runs out of time
+    deadline_known: bool = False
+    frames: list[Frame[Any]] = field(default_factory=list)  # pictures due at the next post
+    acted: set[int] = field(default_factory=set)  # seats that acted in the activation under way
+    shown: GameState | None = None  # the state the thread's last board showed
+
+    def take_frames(self) -> list[Frame[Any]]:
+        """The pictures due, now to be shown."""
+        frames, self.frames = self.frames, []
+        return frames
+
+
+class TableCore:
+    def __init__(self, bot: PaddockBot) -> None:
+        self.bot = bot
+        self.presenters: dict[str, Presenter[Any]] = {}  # by rules kind
+        # A lock lives while someone holds or waits for it: memory stays flat.
+        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+        self.races: dict[int, Race] = {}
+        self.fault: Callable[[str, int], None] = lambda point, seq: None  # tests stop the bot
+
+    @property
+    def store(self) -> Store:
+        return self.bot.store
+
+    def clock(self) -> float:
+        return self.bot.timers.clock()
+
+    def lock(self, game_id: int) -> asyncio.Lock:
+        """The race's lock: one action at a time is applied and shown."""
+        lock = self._locks.get(game_id)
+        if lock is None:
+            lock = self._locks[game_id] = asyncio.Lock()
+        return lock
+
+    def presenter(self, record: GameRecord) -> Presenter[Any]:
+        return self.presenters[record.kind]
+
+    def race(self, game_id: int) -> Race:
+        return self.races.setdefault(game_id, Race())
+
+    def forget(self, game_id: int) -> None:
+        """A game is over: what this process kept in memory for it goes (memory stays flat
+        with the number of finished games)."""
+        self.races.pop(game_id, None)
+
+    def seen(self, loaded: Loaded[Any]) -> Loaded[Any]:
+        """`loaded` knowing what the thread's last board showed (a board draws each car's
+        move since then; not known after a restart)."""
+        race = self.races.get(loaded.id)
+        return dataclasses.replace(loaded, shown=race.shown if race else None)
+
+    # Loading ---------------------------------------------------------------------------
+
+    async def load(self, game_id: int) -> Loaded[Any]:
+        """The game row (with its snapshot) and its seats: one read each."""
+        record = await self.store.load_game(game_id)
+        seats = {s.seat: s for s in await self.store.seats(game_id)}
+        game = get_game(record.kind)
+        if record.state_json is None:
+            raise PaddockError(f"This {self.presenter(record).noun} has not started yet.")
+        state = game.load_state(record.state_json)
+        return Loaded(record, game, state, seats, feed=Feed.model_validate(record.feed))
+
+    async def channel_of(self, record: GameRecord) -> Any:
+        """The game's thread (or channel) as a `PostChannel`: its posts get through archived
+        threads and missing Attach Files, and fail as one-line `NotPosted` (bot/posting.py).
+        A thread or channel deleted: `NotPosted` whose `gone` is true."""
+        channel_id = record.where_id
+        assert channel_id is not None
+        command = f"/{self.presenter(record).area} status"
+        channel = self.bot.get_channel(channel_id)
+        if channel is None:
+            try:
+                channel = await self.bot.fetch_channel(channel_id)
+            except (discord.NotFound, discord.Forbidden) as exc:
+                place = "thread" if record.thread_id else "channel"
+                raise not_posted(exc, None, command, place=place) from exc
+        return PostChannel(channel, status_command=command)
+
+    # Deadlines -------------------------------------------------------------------------
+
+    async def deadline(self, loaded: Loaded[Any]) -> float | None:
+        """When the seat to act runs out of time (kept from the timers this process wrote;
+        read from the database after a restart)."""
+        race = self.race(loaded.id)
+        if not race.deadline_known:
+            area = self.presenter(loaded.record).area
+            timers = await self.store.timers(loaded.id)
+            due = [t.due_at for t in timers if t.event == f"{area}_timeout"]
+            race.deadline, race.deadline_known = (due[0] if due else None), True
+        return race.deadline
+
+    def armed(self, game_id: int, timers: list[TimerSpec] | None) -> list[TimerSpec] | None:
+        """Note the deadline among timers about to be stored (None: the old ones stay)."""
+        if timers is not None:
+            due = [t.due_at for t in timers if t.event.endswith("_timeout")]
+            race = self.race(game_id)
+            race.deadline, race.deadline_known = (due[0] if due else None), True
+        return timers
+
+    # Who may do what -------------------------------------------------------------------
+
+    @staticmethod
+    def check_where(interaction: discord.Interaction, record: GameRecord, kind: str) -> None:
+        """A button acts only on a game of its own kind, server and channel or thread."""
+        if (
+            record.kind != kind
+            or record.guild_id != interaction.guild_id
+            or interaction.channel_id not in (record.thread_id, record.channel_id)
+        ):
+            raise InvalidButton()
+
+    async def record_for_button(
+        self, interaction: discord.Interaction, presenter: Presenter[Any], game_id: int
+    ) -> GameRecord:
+        if not 0 < game_id <= MAX_ID:
+            raise InvalidButton()
+        try:
+            record = await self.store.load_game(game_id)
+        except NotFound:
+            raise InvalidButton() from None
+        self.check_where(interaction, record, presenter.kind)
+        return record
+
+    async def may_manage(self, interaction: discord.Interaction, record: GameRecord) -> bool:
+        """The host, or a league admin (Manage Server or the server's admin role)."""
+        user = interaction.user
+        if user.id == record.settings.get("host"):
+            return True
+        if not isinstance(user, discord.Member):
+            return False
+        if user.guild_permissions.manage_guild:
+            return True
+        role_id = await self.store.admin_role(user.guild.id)
+        return role_id is not None and any(r.id == role_id for r in user.roles)
+
+    async def require_manager(
+        self, interaction: discord.Interaction, record: GameRecord, what: str
+    ) -> None:
+        if not await self.may_manage(interaction, record):
+            host = record.settings.get("host")
+            raise PaddockError(f"Only the host (<@{host}>) or a league admin can {what}.")
+
+    def acting_seat(self, loaded: Loaded[Any], user_id: int) -> int:
+        """The seat this user may act for now, or a refusal that says who is to act."""
+        presenter = self.presenter(loaded.record)
+        if loaded.record.status != "running":
+            raise PaddockError(f"This {presenter.noun} is over.")
+        waiting = presenter.waiting_seats(loaded.state)
+        if not waiting:
+            raise PaddockError(f"This {presenter.noun} is over.")
+        mine = loaded.human_seat(user_id)
+        if mine is None or mine.seat not in waiting:
+            names = ", ".join(shown(loaded.name(s)) for s in waiting)
+            raise NotYourTurn(
+                f"It's not your turn: {names} {'is' if len(waiting) == 1 else 'are'} to act."
+            )
+        return mine.seat
+
+    @staticmethod
+    def robot_drives(loaded: Loaded[Any], seat: int) -> bool:
+        """A robot plays this seat: a robot car, a driver replaced or on autopilot, or a
+        seat the table does not know (the engine's own robots)."""
+        driver = loaded.seats.get(seat)
+        return driver is None or driver.driven_by_robot

@@ -1,0 +1,149 @@
+"""A click on a game's button, routed from its stateless custom_id (bot/components.py) to
+what it does: a lobby's buttons, a legal action (`act`), a confirmed abandon, a log's page,
+or the game's own (its presenter's `on_button`)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+import discord
+
+from bot.errors import SAY_FAILURE
+from bot.posting import defer, think
+from bot.presenter import Presenter, TablePort
+from bot.table.core import InvalidButton
+from rules.errors import PaddockError
+
+if TYPE_CHECKING:
+    from bot.table.core import TableCore
+    from bot.table.life import Life
+    from bot.table.lobby import Lobby
+    from bot.table.log import Log
+    from bot.table.moves import Moves
+
+LOBBY_ACTIONS = ("join", "leave", "start", "cancel", "robot-add", "robot-remove", "colour")
+
+
+class Routes:
+    def __init__(
+        self,
+        core: TableCore,
+        moves: Moves,
+        lobby: Lobby,
+        life: Life,
+        log: Log,
+        port: TablePort,
+    ) -> None:
+        self.core = core
+        self.moves = moves
+        self.lobby = lobby
+        self.life = life
+        self.log = log
+        self.port = port  # what a presenter is given (its own buttons)
+
+    def router(
+        self, presenter: Presenter
+    ) -> Callable[[discord.Interaction, int, str, str | None], Awaitable[None]]:
+        async def route(
+            interaction: discord.Interaction, game_id: int, action: str, arg: str | None
+        ) -> None:
+            # A move, a lobby's button and a confirmed abandon are answered first: the click
+            # waits neither for the database nor for the race's lock (held while the previous
+            # move is shown), so a burst costs time in what follows, never a click Discord
+            # gives up on; refusals follow as private lines, the lobby or the question is
+            # edited through the answer.
+            answered = None
+            first = presenter.answered_first(action)  # a game's own button (Pit Formula's)
+            if action == "act" or action in LOBBY_ACTIONS or action == "abandon":
+                answered = await defer(interaction)
+                if action == "start":  # a start failing after this answer is said in public
+                    interaction.extras[SAY_FAILURE] = True
+            elif first == "private":
+                answered = await think(interaction, ephemeral=True)
+            elif first == "update":
+                answered = await defer(interaction)
+            record = await self.core.record_for_button(interaction, presenter, game_id)
+            if action in LOBBY_ACTIONS:
+                await self.lobby.lobby_button(interaction, presenter, record.id, action, arg)
+            elif action == "act" and arg:
+                await self.act_button(interaction, presenter, record.id, arg, answered=answered)
+            elif action == "abandon":
+                await self.life.abandon(interaction, record, confirmed=True)
+            elif action == "page":
+                await self.log.log_button(interaction, record, arg)
+            elif not await presenter.on_button(
+                self.port, interaction, record.id, action, arg or ""
+            ):
+                raise InvalidButton()
+
+        return route
+
+    async def act_button(
+        self,
+        interaction: discord.Interaction,
+        presenter: Presenter,
+        game_id: int,
+        arg: str,
+        *,
+        answered: bool | None = None,
+    ) -> None:
+        """`act:<token>.<index>`: the index-th legal action offered when the presenter's
+        act token (by default the sequence number) was `token`."""
+        token, _, index_text = arg.partition(".")
+        if not (token.isalnum() and index_text.isdigit()):
+            raise InvalidButton()
+        await self.act_index(
+            interaction, presenter, game_id, token, int(index_text), answered=answered
+        )
+
+    async def act_index(
+        self,
+        interaction: discord.Interaction,
+        presenter: Presenter,
+        game_id: int,
+        token: str,
+        index: int,
+        *,
+        done: str = "Played.",
+        answered: bool | None = None,
+    ) -> None:
+        """The index-th of the user's legal actions, if the act token still holds; an
+        ephemeral message it came from (a hand, a cockpit) is answered with `done`.
+        `answered`: the click was deferred already (False: too late for Discord); None:
+        it is deferred now, before the race's lock, so a refusal comes as a followup."""
+        if answered is None:
+            answered = await defer(interaction)
+        async with self.core.lock(game_id):
+            loaded = await self.core.load(game_id)
+            seat = self.core.acting_seat(loaded, interaction.user.id)
+            if token != presenter.act_token(loaded, seat):
+                raise PaddockError(
+                    "That choice is out of date: the race has moved on. Use the newest message."
+                )
+            options = loaded.game.legal_actions(loaded.state, seat)
+            if not 0 <= index < len(options):
+                raise PaddockError("That choice is no longer offered. Use the newest message.")
+            # A click Discord no longer took (answered late) still plays: the thread shows it.
+            key_before = presenter.move_key(loaded.state)
+            # A StaleState (another process acted first) reaches the user as its message.
+            loaded, played = await self.moves.commit(
+                loaded, options[index], actor=str(interaction.user.id), human=True
+            )
+            message = interaction.message
+            if answered and message is not None and message.flags.ephemeral:
+                # Sent while the robots play on and the activation's pictures are drawn:
+                # the thread's pictures do not wait for this answer's round trip.
+                said = asyncio.ensure_future(
+                    interaction.edit_original_response(content=done, view=None, attachments=[])
+                )
+                try:
+                    await self.moves.advance(loaded, played.events, key_before=key_before)
+                except BaseException:
+                    # the race's error is the one to report; this answer's fate is moot
+                    said.add_done_callback(lambda task: task.cancelled() or task.exception())
+                    raise
+                await said
+            else:
+                await self.moves.advance(loaded, played.events, key_before=key_before)
