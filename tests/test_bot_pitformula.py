@@ -373,12 +373,12 @@ async def test_solo_flag_stops_the_stopwatch(driver: InProcessDriver) -> None:
 
 
 async def test_every_mode_choice_says_what_the_mode_is(driver: InProcessDriver) -> None:
-    from bot.cogs.pitformula import MODES
+    from rules.pitformula import catalog
 
     start = driver.bot.tree.get_command("pit").get_command("start")
     (mode,) = [p for p in start.parameters if p.name == "mode"]
     by_value = {c.value: c.name for c in mode.choices}
-    assert set(by_value) == set(MODES)
+    assert set(by_value) == set(catalog().modes)
     for value, name in by_value.items():
         assert name.startswith(f"{value} - ") and len(name) <= 100
         assert len(name) > len(value) + 20, name  # a description, not just the name

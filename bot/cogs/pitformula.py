@@ -63,33 +63,11 @@ log = logging.getLogger("paddock.pit")
 
 KIND = "pitformula"
 AREA = "pit"
-MODES: dict[str, dict[str, Any]] = {
-    "standard": {},
-    "basic": {"basic": True},
-    "points": {"points_target": 40},
-    "standard-score": {"standard_score": True},
-    "pitcrew": {"mode": "pitcrew"},
-    "constructors": {"mode": "constructors"},
-    "coop": {"mode": "coop"},
-}
-# What each mode is, in one line (docs/rules/pitformula.md, "Optional rules" and "Solo and
-# cooperative"): shown in the `mode` option's choices, so a player picks knowing what it does.
-MODE_HELP = {
-    "standard": "the rulebook game: 2-4 cars, a trophy a race, most points wins",
-    "basic": "no engines: no engine tokens, cards or engine crash cards",
-    "points": "first to 40 points wins (12 races at most)",
-    "standard-score": "flags score 5-3-2 (4 cars), 4-2 (3 cars), 3 (2 cars)",
-    "pitcrew": "doubles: 4 players, 2 cars, two crew on each car",
-    "constructors": "doubles: 4 cars in 2 teams whose points add up",
-    "coop": "2 players share one car against the Rookie's stopwatch, halved",
-}
-# How a refused player count names a mode and its people (the others: their name, crews).
-MODE_PEOPLE = {
-    "pitcrew": ("Pit crew", "players, two crews of two on two cars"),
-    "constructors": ("Constructors", "crews, two teams of two cars"),
-    "coop": ("Coop", "players sharing one car"),
-}
-MODE_CHOICES = [app_commands.Choice(name=f"{m} - {MODE_HELP[m]}", value=m) for m in MODES]
+# What each mode is, in one line (rules/pitformula/data/modes.json): shown in the `mode`
+# option's choices, so a player picks knowing what it does.
+MODE_CHOICES = [
+    app_commands.Choice(name=f"{m.id} - {m.help}", value=m.id) for m in catalog().modes.values()
+]
 PART_CHOICES = [
     app_commands.Choice(name=n, value=v)
     for n, v in [
@@ -131,7 +109,8 @@ class PitPresenter(Presenter[PitFormulaState]):
     @staticmethod
     def config(settings: dict[str, Any], players: int) -> dict[str, Any]:
         config: dict[str, Any] = {"players": players, "races": settings["races"]}
-        config.update(MODES.get(settings["mode"], {}))
+        mode = catalog().modes.get(settings["mode"])
+        config.update(mode.config if mode else {})
         if settings["mode"] == "solo":
             config.update(mode="solo", rival=settings["rival"])
         return config
@@ -149,8 +128,8 @@ class PitPresenter(Presenter[PitFormulaState]):
     ) -> str:
         if not isinstance(error, PlayerCount):
             return error.message
-        mode = settings.get("mode", "standard")
-        name, people = MODE_PEOPLE.get(mode, (mode.capitalize(), "crews"))
+        mode = catalog().modes.get(settings.get("mode", "standard"))
+        name, people = (mode.title, mode.people) if mode else ("Solo", "crews")
         one = people.split(",")[0].split()[0].removesuffix("s")  # "crew" or "player"
         least, most, given = error.least, error.most, error.given
         want = str(least) if least == most else f"{least} to {most}"

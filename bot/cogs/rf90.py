@@ -61,9 +61,9 @@ from rules.rf90 import (
     RF90State,
     StartTurn,
     catalog,
+    decisions,
 )
 from rules.rf90.replay import activation_states
-from rules.rf90.state import ROBOT_SEAT
 from store import GameRecord, Seat
 
 if TYPE_CHECKING:
@@ -260,42 +260,16 @@ class RF90Presenter(Presenter[RF90State]):
         return config
 
     def plays_forced(self, state: Any) -> bool:
-        # Card plays (phase B) and duel cards are always asked: with one card in hand there
-        # are one or two ways to play it depending on the card (a Balance disc, a Sharp
-        # Trajectory of its colour, Save Fuel), so playing it unasked would show the card.
-        choosing_cards = (state.pending is not None and state.pending.phase == "B") or (
-            state.duel is not None and state.duel.stage == "cards"
-        )
-        return not choosing_cards
+        return not decisions.single_option_is_secret(state)
 
     def waiting_seats(self, state: Any) -> list[int]:
-        return [s for s in self.game.to_act(state) if s != ROBOT_SEAT]
+        return decisions.drivers_to_act(GAME, state)
 
     def move_key(self, state: Any) -> Hashable:
-        # A decision point: the simultaneous phases as a whole, a start choice, a car's turn
-        # (its phases A, B and E are steps of one move) or a duel of one activation.
-        if state.phase == "setup":
-            # the set-up, then the substitute car: a question of its own, pinged
-            return ("setup",) if _choosing_setup(state) else ("substitute car",)
-        if state.phase == "qualifying":
-            return (state.phase,)
-        if state.phase == "start":
-            return ("start", state.start_next)
-        if state.duel is not None:
-            # each driver asked is a new decision (pinged, timed); the cards are put down
-            # by all at once, so one decision whoever picks first
-            duel = ("duel", state.turn, state.activation, state.duel.section)
-            if state.duel.stage == "cards":
-                return (*duel, "cards")
-            return (*duel, "declare", len(state.duel.asked))
-        if state.pending is not None:
-            return ("turn", state.turn, state.pending.car)
-        return (state.phase, state.turn)
+        return decisions.decision_key(state)
 
     def holds_lines(self, state: RF90State) -> bool:
-        # set-up, substitute car, qualifying, the duel's cards: made by all at once
-        simultaneous = state.duel is not None and state.duel.stage == "cards"
-        return simultaneous or state.phase in ("setup", "qualifying")
+        return decisions.simultaneous(state)
 
     def act_token(self, loaded: Loaded[RF90State], seat: int) -> str:
         # The seat's own options at this decision point: another driver's pick in a
@@ -374,7 +348,7 @@ class RF90Presenter(Presenter[RF90State]):
             for s in seats
             if s in loaded.seats
         )
-        if state.phase == "setup" and _choosing_setup(state):
+        if state.phase == "setup" and decisions.choosing_setup(state):
             what = "choose your skill and set-up (nothing is shown until all have chosen)"
         elif state.phase == "setup":
             what = (
@@ -513,10 +487,6 @@ def trajectory_label(state: RF90State, trajectory: str | None) -> str:
         f"{t.kind.capitalize()} in section {track.trajectory_section(trajectory)}: "
         f"{'/'.join(t.colours)}, +{t.bonus} MP" + (f" (costs {cost})" if cost else "")
     )
-
-
-def _choosing_setup(state: RF90State) -> bool:
-    return any(c.seat is not None and not c.setup_chosen for c in state.cars)
 
 
 def dashboard(state: RF90State, seat: int) -> str:

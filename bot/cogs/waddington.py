@@ -45,6 +45,7 @@ from rules.waddington import (
     catalog,
     lap_indicator,
 )
+from rules.waddington.state import default_laps
 from store import GameRecord, Seat
 
 if TYPE_CHECKING:
@@ -314,7 +315,7 @@ class WaddingtonCog(TableCog, group_name="f1", group_description="Waddington's F
     ) -> None:
         assert interaction.guild is not None
         if laps is None:
-            laps = 5 if league is not None else 3  # §O rule 57: the league is "over 5 laps"
+            laps = default_laps(league is not None)
         if not (1 <= laps <= 10 and 2 <= max_players <= 6 and 0 <= robots <= 5):
             raise PaddockError("Laps go from 1 to 10, drivers from 2 to 6, robots from 0 to 5.")
         if not 1 <= turn_minutes <= 10080:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from functools import cache
 from importlib import resources
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -106,6 +106,20 @@ class Rival(Model):
     source: str
 
 
+class Mode(Model):
+    """A way to play offered by `/pit start`: the rules settings it sets, and its words."""
+
+    id: str
+    config: dict[str, Any]  # keys of new_game's config
+    help: str  # what it is, in one line
+    name: str = ""  # how a refused player count names it (default: its id, capitalised)
+    people: str = "crews"  # and its people
+
+    @property
+    def title(self) -> str:
+        return self.name or self.id.capitalize()
+
+
 class Components(Model):
     tokens: dict[Part, list[int]]
     board: dict[Part, int]
@@ -126,6 +140,7 @@ class Catalog(Model):
     crash_cards: dict[str, CrashCard]
     trophies: dict[str, Trophy]
     rivals: dict[str, Rival]
+    modes: dict[str, Mode]
 
     def cards_of(self, part: str) -> list[str]:
         return [c.id for c in self.part_cards.values() if c.part == part]
@@ -162,6 +177,7 @@ def catalog() -> Catalog:
     crashes = _read("crash_cards.json")["cards"]  # type: ignore[index]
     trophies = _read("trophies.json")["trophies"]  # type: ignore[index]
     rivals = _read("rivals.json")["rivals"]  # type: ignore[index]
+    modes = _read("modes.json")["modes"]  # type: ignore[index]
     comp = _read("components.json")
     assert isinstance(comp, dict)
     comp = {k: v for k, v in comp.items() if not k.startswith("_")}
@@ -171,4 +187,5 @@ def catalog() -> Catalog:
         crash_cards={c["id"]: CrashCard.model_validate(c) for c in crashes},
         trophies={t["id"]: Trophy.model_validate(t) for t in trophies},
         rivals={r["id"]: Rival.model_validate(r) for r in rivals},
+        modes={m["id"]: Mode.model_validate(m) for m in modes},
     )

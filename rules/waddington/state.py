@@ -11,10 +11,19 @@ from rules.base import Action, GameState, Model
 Square = tuple[int, int]
 
 
+LEAGUE_LAPS = 5  # §O rule 57: the league races are "over 5 laps"
+FRIENDLY_LAPS = 3  # Paddock rule: a shorter race when no league is named
+
+
+def default_laps(league: bool) -> int:
+    """The laps of a race whose host did not choose: the league's 5 laps (rule 57), else 3."""
+    return LEAGUE_LAPS if league else FRIENDLY_LAPS
+
+
 class Settings(Model):
     """Race settings chosen when the race is created (the `config` of new_game)."""
 
-    laps: int = 3
+    laps: int = FRIENDLY_LAPS
     soft_tactic_after_dice: bool = False  # player note: throw first, then play a card if ok
     soft_spin_tyres: bool = False  # player note: 2 tyre wear instead of spinning on 3 or 11
     more_than_six: bool = False  # player note: grids of more than six cars (up to 8)
