@@ -10,7 +10,6 @@ lobby, the lock, persistence, timers, recovery and the life-cycle commands.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 import time
@@ -192,7 +191,7 @@ class PitPresenter(Presenter[PitFormulaState]):
 
     async def begin(self, table: Any, loaded: Loaded[PitFormulaState]) -> None:
         # The start runs under the game's lock; the countdown and Go! take it themselves.
-        self.cog.background(self.cog.next_race(loaded.id), f"pit-first-race-{loaded.id}")
+        self.cog.live.background(self.cog.next_race(loaded.id), f"pit-first-race-{loaded.id}")
 
     async def repost(self, table: Any, loaded: Loaded[PitFormulaState]) -> None:
         if loaded.state.phase == "repair":
@@ -208,7 +207,7 @@ class PitPresenter(Presenter[PitFormulaState]):
         state = loaded.state
         cog = self.cog
         if state.phase == "ready":  # between races: the countdown was lost with the process
-            cog.background(cog.next_race(loaded.id), f"pit-recover-{loaded.id}")
+            cog.live.background(cog.next_race(loaded.id), f"pit-recover-{loaded.id}")
         elif state.phase == "repair":  # the race goes on: a fresh race message to follow
             await cog.post_race_message(loaded, "**Go!** (the bot restarted; carry on)\n")
         else:
@@ -224,33 +223,11 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
 
     def __init__(self, bot: PaddockBot) -> None:
         self.presenter = PitPresenter(self)
-        self._go_at: dict[int, float] = {}  # game id -> monotonic time of this race's "Go!"
-        self._dirty: set[int] = set()
-        self._editors: dict[int, asyncio.Task[None]] = {}
-        self._background: set[asyncio.Task[None]] = set()
-        # game id -> (the solo stopwatch message, its due time on the timers' clock, its task)
-        self._clocks: dict[int, tuple[discord.Message, float, asyncio.Task[None]]] = {}
         super().__init__(bot)
+        self.live = self.table.realtime
 
     async def cog_unload(self) -> None:
-        for task in [*self._editors.values(), *self._background]:
-            task.cancel()
-
-    def background(self, coro: Any, name: str) -> asyncio.Task[None]:
-        """Run a coroutine on its own (a countdown, scoring), logging what fails."""
-
-        async def guarded() -> None:
-            try:
-                await coro
-            except NotPosted as exc:  # stored; `/pit status` shows it once Discord lets us
-                log.warning("%s: %s (%s)", name, exc.message, exc.cause)
-            except Exception:  # a background task: log, never lose it silently
-                log.exception("%s failed", name)
-
-        task = asyncio.create_task(guarded(), name=name)
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-        return task
+        self.live.close()
 
     # Starting --------------------------------------------------------------------------
 
@@ -380,36 +357,37 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         channel = await self.table.channel_of(record)
         game = get_game(KIND)
         state: PitFormulaState = game.load_state(record.state_json)
-        if self.countdown_seconds > 0:
-            crews: list[int] = []
-            if state.race.number == 1:  # the game's first message that pings: its crews
-                host = record.settings.get("host")
-                seats = await self.store.seats(game_id)
-                crews = [s.user_id for s in seats if s.user_id not in (None, host)]
-            pings = "".join(f"<@{u}> " for u in crews)
-            await channel.send(
-                f"{pings}Race {state.race.number}: ready... "
-                f"(Go! in {self.countdown_seconds:.0f} s)",
-                allowed_mentions=mention_only(*crews),
-            )
-            await asyncio.sleep(self.countdown_seconds)
+        crews: list[int] = []
+        if state.race.number == 1:  # the game's first message that pings: its crews
+            host = record.settings.get("host")
+            seats = await self.store.seats(game_id)
+            crews = [s.user_id for s in seats if s.user_id not in (None, host)]
+        pings = "".join(f"<@{u}> " for u in crews)
+        await self.live.countdown(
+            channel,
+            f"{pings}Race {state.race.number}: ready... (Go! in {self.countdown_seconds:.0f} s)",
+            self.countdown_seconds,
+            mention_only(*crews),
+        )
         async with self.table.lock(game_id):
             loaded = await self.table.load(game_id)
             if loaded.record.status != "running" or loaded.state.phase != "ready":
                 return  # abandoned meanwhile, or another process said Go!
             starter = game.to_act(loaded.state)[0]
             loaded, _ = await self.table.commit(loaded, Go(seat=starter), actor="bot")
-            self._go_at[game_id] = time.monotonic()
+            self.live.go(game_id)
             await self.post_race_message(loaded, "**Go!**\n")
         state = loaded.state
         if state.race.deadline_ms is not None:
-            due = self.bot.timers.clock() + state.race.deadline_ms / 1000
             clock = await channel.send(stopwatch_text(state.race.deadline_ms))
-            task = self.background(
-                self._run_stopwatch(game_id, state.race.number, clock, due),
-                f"paddock-pit-clock-{game_id}",
+            race = state.race.number
+
+            async def tick(left_ms: int) -> bool:
+                return await self._tick_stopwatch(game_id, race, clock, left_ms)
+
+            self.live.start_stopwatch(
+                game_id, clock, state.race.deadline_ms / 1000, self.clock_interval, tick
             )
-            self._clocks[game_id] = (clock, due, task)
 
     async def post_race_message(self, loaded: Loaded[PitFormulaState], heading: str) -> None:
         channel = await self.table.channel_of(loaded.record)
@@ -427,26 +405,19 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             loaded.id, status_message_id=message.id, published_seq=loaded.record.seq
         )
 
-    async def _run_stopwatch(
-        self, game_id: int, race: int, message: discord.Message, due: float
-    ) -> None:
-        """Edit the stopwatch message until the race is over or the time is up."""
-        while True:
-            await asyncio.sleep(self.clock_interval)
-            record = await self.store.load_game(game_id)
-            state: PitFormulaState = get_game(KIND).load_state(record.state_json)
-            left_ms = int((due - self.bot.timers.clock()) * 1000)
-            if (
-                record.status != "running"
-                or state.race.number != race
-                or state.phase != "repair"
-                or left_ms <= 0
-            ):
-                return
-            try:
-                await message.edit(content=stopwatch_text(left_ms))
-            except discord.HTTPException:
-                log.warning("could not edit the stopwatch of game %s", game_id, exc_info=True)
+    async def _tick_stopwatch(
+        self, game_id: int, race: int, message: discord.Message, left_ms: int
+    ) -> bool:
+        """One tick of the stopwatch message, while its race is being repaired."""
+        record = await self.store.load_game(game_id)
+        state: PitFormulaState = get_game(KIND).load_state(record.state_json)
+        if record.status != "running" or state.race.number != race or state.phase != "repair":
+            return False
+        try:
+            await message.edit(content=stopwatch_text(left_ms))
+        except discord.HTTPException:
+            log.warning("could not edit the stopwatch of game %s", game_id, exc_info=True)
+        return True
 
     # Playing ---------------------------------------------------------------------------
 
@@ -552,10 +523,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
     async def _act_now(
         self, game_id: int, user_id: int, fields: dict[str, Any], arrived: float | None
     ) -> str:
-        at_ms = None  # the player's time since the Go!, as the click arrived
-        if game_id in self._go_at:
-            now = time.monotonic() if arrived is None else arrived
-            at_ms = max(0, int((now - self._go_at[game_id]) * 1000))
+        at_ms = self.live.since_go_ms(game_id, arrived)  # as the click arrived
         async with self.table.lock(game_id):
             loaded = await self.table.load(game_id)
             mine, action = self._checked(loaded, user_id, fields, at_ms)
@@ -564,9 +532,9 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         if any(e.kind == "race_over" for e in played.events):
             # Scoring and the next race's countdown run on their own, so this answer is
             # not held up (the engine has reset the cards: `before` still shows them).
-            self.background(self.after_race(loaded, before.state), f"pit-after-race-{game_id}")
+            self.live.background(self.after_race(loaded, before.state), f"pit-after-race-{game_id}")
         else:
-            self._mark_dirty(game_id)
+            self.live.mark_dirty(game_id, self.edit_interval, lambda: self._edit(game_id))
         return answer_text(action, loaded.state, mine.seat, played.events)
 
     @staticmethod
@@ -652,59 +620,38 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
         )
         return "\n".join(lines)
 
-    def _mark_dirty(self, game_id: int) -> None:
-        self._dirty.add(game_id)
-        task = self._editors.get(game_id)
-        if task is None or task.done():
-            self._editors[game_id] = asyncio.create_task(
-                self._edit_loop(game_id), name=f"paddock-pit-editor-{game_id}"
+    async def _edit(self, game_id: int) -> bool:
+        """The race message shows the race as it is now (a burst of fixes: one edit)."""
+        loaded = await self.table.load(game_id)
+        state = loaded.state
+        if state.phase != "repair" or loaded.record.status_message_id is None:
+            return False
+        channel = await self.table.channel_of(loaded.record)
+        try:
+            await channel.get_partial_message(loaded.record.status_message_id).edit(
+                content="**Go!**\n" + self.race_text(state, _names(loaded)),
+                attachments=await draw([_table_image(state)]),
+                allowed_mentions=MENTION_NONE,
             )
-
-    async def _edit_loop(self, game_id: int) -> None:
-        """Edit the race message at most once per interval; bursts become one edit."""
-        while game_id in self._dirty:
-            await asyncio.sleep(self.edit_interval)
-            self._dirty.discard(game_id)
+        except discord.NotFound:  # a moderator deleted it: the race goes on in a new one
+            heading = "**Go!** (the race message was deleted; carry on)\n"
             try:
-                loaded = await self.table.load(game_id)
-                state = loaded.state
-                if state.phase != "repair" or loaded.record.status_message_id is None:
-                    return
-                channel = await self.table.channel_of(loaded.record)
-                await channel.get_partial_message(loaded.record.status_message_id).edit(
-                    content="**Go!**\n" + self.race_text(state, _names(loaded)),
-                    attachments=await draw([_table_image(state)]),
-                    allowed_mentions=MENTION_NONE,
-                )
-            except discord.NotFound:  # a moderator deleted it: the race goes on in a new one
-                heading = "**Go!** (the race message was deleted; carry on)\n"
-                try:
-                    async with self.table.lock(game_id):
-                        await self.post_race_message(await self.table.load(game_id), heading)
-                except (NotPosted, discord.HTTPException) as exc:
-                    log.warning("could not repost the race message of game %s: %s", game_id, exc)
-            except NotPosted as exc:
-                log.warning("game %s: %s (%s)", game_id, exc.message, exc.cause)
-            except discord.HTTPException as exc:
-                log.warning("could not edit the race message of game %s: %s", game_id, exc)
+                async with self.table.lock(game_id):
+                    await self.post_race_message(await self.table.load(game_id), heading)
+            except (NotPosted, discord.HTTPException) as exc:
+                log.warning("could not repost the race message of game %s: %s", game_id, exc)
+        return True
 
     async def close_race(self, loaded: Loaded[PitFormulaState]) -> None:
         """The race just scored: its message says so and loses its buttons, the stopwatch
         stops (no "flags: 1 of 1 left" or a running clock once the race is over)."""
         game_id = loaded.id
-        self._dirty.discard(game_id)
-        editor = self._editors.pop(game_id, None)
-        if editor is not None and not editor.done():
-            editor.cancel()  # a pending edit would put the race's last live text back
-            await asyncio.gather(editor, return_exceptions=True)
+        await self.live.settle(game_id)
         state = loaded.state
         result = state.results[-1]
-        clock = self._clocks.pop(game_id, None)
-        if clock is not None:
-            message, due, task = clock
-            task.cancel()  # and wait, so that no tick lands after the final text
-            await asyncio.gather(task, return_exceptions=True)
-            left_ms = int((due - self.bot.timers.clock()) * 1000)
+        stopped = await self.live.stop_stopwatch(game_id)
+        if stopped is not None:
+            message, left_ms = stopped
             try:
                 await message.edit(content=stopwatch_stopped_text(result.number, result, left_ms))
             except discord.HTTPException:

@@ -33,6 +33,7 @@ from bot.table.lobby import Lobby
 from bot.table.log import Log
 from bot.table.moves import Moves
 from bot.table.publish import Publisher
+from bot.table.realtime import RealTime
 from bot.table.recovery import Recovery
 from bot.table.routes import Routes
 from bot.table.turns import Turns
@@ -59,6 +60,7 @@ class Table:
         self.recovery = Recovery(core, self.life, self.lobby, self)
         self.turns = Turns(core, self.moves, self.life, self.recovery)
         self.routes = Routes(core, self.moves, self.lobby, self.life, self.log, self)
+        self.realtime = RealTime(lambda: bot.timers.clock())
 
     @property
     def presenters(self) -> dict[str, Presenter[Any]]:
