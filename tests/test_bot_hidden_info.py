@@ -31,7 +31,8 @@ from typing import Any
 
 import pytest
 
-from bot.cogs.pitformula import PitCog, PitPresenter, _table_image
+from bot.cogs.pitformula import PitPresenter, table_image
+from bot.cogs.pitformula.text import race_text
 from bot.cogs.rf90 import GRID, RF90Presenter
 from bot.cogs.waddington import WaddingtonPresenter
 from bot.components import shown
@@ -483,19 +484,15 @@ def test_rf90_forced_card_play_does_not_depend_on_the_card() -> None:
 # --- Pit Formula -------------------------------------------------------------------------------
 
 
-def _race_text(state: Any, names: dict[int, str]) -> str:
-    return PitCog.race_text(None, state, names)  # type: ignore[arg-type]
-
-
-PIT = PitPresenter(SimpleNamespace(race_text=_race_text))  # type: ignore[arg-type]
+PIT = PitPresenter(SimpleNamespace())  # type: ignore[arg-type]
 
 
 def pit_extra(loaded: Loaded, pixels: bool) -> dict[str, Any]:
     """The race message: its text and the token table image (its buttons are fixed)."""
     names = {seat: s.name for seat, s in loaded.seats.items()}
     state = loaded.state
-    text = _race_text(state, names) if state.phase == "repair" else None
-    return {"race_text": text, "table": images_face(_table_image(state), pixels)}
+    text = race_text(state, names) if state.phase == "repair" else None
+    return {"race_text": text, "table": images_face(table_image(state), pixels)}
 
 
 def pit_twin(state: Any, rng: random.Random) -> Any:

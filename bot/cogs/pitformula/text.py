@@ -95,3 +95,29 @@ def finished_race_text(state: PitFormulaState, names: dict[int, str]) -> str:
         lines.append(f"Car {cr.car + 1} ({who}): {flag}, {counted(cr.points, 'point')}")
     lines.append("The scores are below.")
     return "\n".join(lines)
+
+
+def race_text(state: PitFormulaState, names: dict[int, str]) -> str:
+    """The race message: the crash card, each car's repairs or flag, spares and flags left."""
+    race = state.race
+    crash = catalog().crash_cards[race.crash] if race.crash else None
+    lines = [
+        f"Race {race.number}/{state.settings.races}"
+        + (" - **super crash**" if race.super else "")
+        + (f": **{crash.name}**" if crash else ""),
+    ]
+    for i, car in enumerate(state.cars):
+        who = " & ".join(shown(names.get(s, f"seat {s}")) for s in car.seats)
+        status = (
+            f"{FLAG_NAMES[car.flag]} flag"
+            if car.flag is not None
+            else "retired"
+            if car.retired
+            else f"to repair: {repairs_text(missing_repairs(car))}"
+        )
+        lines.append(f"Car {i + 1} ({who}): {status}")
+    lines.append(
+        f"Spare parts left: {race.spares_left} · "
+        f"flags: {race.flags - len(race.flags_taken)} of {race.flags} left"
+    )
+    return "\n".join(lines)
