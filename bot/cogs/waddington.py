@@ -1,6 +1,6 @@
 """`/f1`: Waddington's Formula 1 races, played asynchronously in a thread.
 
-The table layer (bot/table.py) runs the lobby, the turns, timers, robots and the finish; this
+The table layer (bot/table/) runs the lobby, the turns, timers, robots and the finish; this
 module is the game's presenter and its own commands. At the start the cars are allotted by
 the dice (rule 7); the driver to move is pinged with buttons for what the rules allow now
 (speed, then the lettered end squares on a close-up image, then - whenever the car holds a

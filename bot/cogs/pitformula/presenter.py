@@ -111,7 +111,7 @@ class PitPresenter(Presenter[PitFormulaState]):
     def summary(self, loaded: Loaded[PitFormulaState]) -> str:
         return "**Go!**\n" + race_text(loaded.state, names_of(loaded))
 
-    # Answered before the race is read (bot/table.py's route): `My cards` and `Take flag`
+    # Answered before the race is read (bot/table/routes.py): `My cards` and `Take flag`
     # with a private "thinking…", a card turned over by editing its `My cards` message.
     FIRST = {"cards": "private", "flag": "private", "reveal": "update"}
 
