@@ -429,7 +429,7 @@ async def test_admin_commands_are_a_group_discord_shows_only_to_managers(
 async def test_close_season_asks_first_and_only_confirm_by_its_admin_closes(
     driver: InProcessDriver,
 ) -> None:
-    cog = driver.bot.get_cog("LeagueCog")
+    cog = driver.bot.get_cog("LeagueAdminCog")
     await create(driver)
     for user in (ALICE, BOB):
         await driver.slash("league", "join", league="Spring Cup", user=user)

@@ -1,0 +1,376 @@
+"""`/league-admin`: the admin tools (calendar, results, members, points, robots, archiving,
+closing a season, the admin role), a group Discord shows only to members with Manage Server,
+whose commands still check the permission or the league admin role themselves. Closing a
+season and removing a driver ask to confirm with a button."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+
+from bot.autocomplete import league_option
+from bot.components import INVALID_BUTTON, button, in_code, shown, view_of
+from bot.league_tables import standings_report
+from bot.posting import defer, edit_source, result, think
+from rules.errors import PaddockError
+from store import League
+
+if TYPE_CHECKING:
+    pass
+
+from bot.cogs.league.common import (
+    MENTION,
+    STATUS_CHOICES,
+    TABLE_CHOICES,
+    LeagueBase,
+    _archive_rule,
+    _points_choice,
+    _require_open,
+    _robots_rule,
+    is_league_admin,
+    league_admin,
+    manage_server_only,
+)
+
+
+class LeagueAdminCog(LeagueBase):
+    # Discord shows this group only to members with Manage Server (a server can allow more in
+    # Server Settings > Integrations); each command still checks `is_league_admin` itself.
+    admin = app_commands.Group(
+        name="league-admin",
+        description="League admins: calendar, results, members, points, closing a season",
+        guild_only=True,
+        default_permissions=discord.Permissions(manage_guild=True),
+    )
+    confirm_seconds: float = 180.0  # how long a Confirm button works
+
+    # Admins: /league-admin, hidden by Discord from members without Manage Server ----------
+
+    @admin.command(name="round-set", description="Add a round or change its name or date")
+    @app_commands.describe(
+        number="Round number (start typing: the rounds so far and the next one)",
+        name="e.g. Silverstone",
+        date="Free text",
+    )
+    @league_option(open_only=True, rounds_offered="calendar", round_param="number")
+    @league_admin
+    async def round_set(
+        self,
+        interaction: discord.Interaction,
+        league: str,
+        number: app_commands.Range[int, 1, 99],
+        name: app_commands.Range[str, 1, 60],
+        date: app_commands.Range[str, 1, 40] | None = None,
+    ) -> None:
+        if not 1 <= number <= 99:
+            raise PaddockError("Round numbers go from 1 to 99.")
+        await think(interaction)  # before the store
+        found = await self._league(interaction, league)
+        rnd = await self.store.set_round(found, number, name, date)
+        await result(
+            interaction,
+            f"Round {rnd.number} of **{shown(found.label)}** is {shown(rnd.name)}"
+            + (f" ({shown(rnd.scheduled)})." if rnd.scheduled else "."),
+            channel=interaction.channel,
+        )
+
+    @admin.command(name="round-remove", description="Remove a round with no result")
+    @app_commands.describe(number="Round number (start typing: the rounds with no result)")
+    @league_option(open_only=True, rounds_offered="to race", round_param="number")
+    @league_admin
+    async def round_remove(
+        self,
+        interaction: discord.Interaction,
+        league: str,
+        number: app_commands.Range[int, 1, 99],
+    ) -> None:
+        await think(interaction)  # before the store
+        found = await self._league(interaction, league)
+        rnd = await self.store.remove_round(found, number)
+        await result(
+            interaction,
+            f"Round {rnd.number} ({shown(rnd.name)}) removed from **{shown(found.label)}**.",
+            channel=interaction.channel,
+        )
+
+    @admin.command(name="record", description="Record a round raced elsewhere")
+    @app_commands.describe(
+        round="Round number (start typing: the rounds with no result)",
+        order="Drivers in finishing order, as mentions: @first @second @third ...",
+        retired="Drivers among them who retired (they keep the place given)",
+    )
+    @league_option(open_only=True, rounds_offered="to race")
+    @league_admin
+    async def record(
+        self,
+        interaction: discord.Interaction,
+        league: str,
+        round: app_commands.Range[int, 1, 99],
+        order: app_commands.Range[str, 1, 1000],
+        retired: app_commands.Range[str, 1, 1000] | None = None,
+    ) -> None:
+        user_ids = [int(u) for u in MENTION.findall(order)]
+        if not user_ids:
+            raise PaddockError("List the drivers in finishing order as mentions: `@a @b @c`.")
+        if len(set(user_ids)) != len(user_ids):
+            raise PaddockError("A driver appears twice in the order; list each driver once.")
+        retired_ids = {int(u) for u in MENTION.findall(retired or "")}
+        if retired_ids - set(user_ids):
+            raise PaddockError("Every retired driver must also be in the finishing order.")
+        await think(interaction)  # before the store
+        found = await self._league(interaction, league)
+        rnd = await self.store.get_round(found, round)
+        placings = []
+        for place, uid in enumerate(user_ids, start=1):
+            member = await self._member_of(found, uid)
+            placings.append((member.id, place, "retired" if uid in retired_ids else "finished"))
+        await self.store.record_round(found, rnd, placings, source="manual")
+        await result(
+            interaction,
+            f"Round {rnd.number} ({shown(rnd.name)}) of **{shown(found.label)}** recorded: "
+            + ", ".join(f"{p}. <@{u}>" for p, u in enumerate(user_ids, start=1)),
+            channel=interaction.channel,
+        )
+
+    @admin.command(name="correct", description="Change one driver's result in a round")
+    @app_commands.describe(
+        round="Round number (start typing: the rounds raced)",
+        place="New place (leave empty for unclassified)",
+    )
+    @app_commands.choices(status=STATUS_CHOICES)
+    @league_option(open_only=True, rounds_offered="raced")
+    @league_admin
+    async def correct(
+        self,
+        interaction: discord.Interaction,
+        league: str,
+        round: app_commands.Range[int, 1, 99],
+        driver: discord.User,
+        place: app_commands.Range[int, 1, 99] | None = None,
+        status: app_commands.Choice[str] | None = None,
+    ) -> None:
+        if place is not None and place < 1:
+            raise PaddockError("Places start at 1.")
+        await think(interaction)  # before the store
+        found = await self._league(interaction, league)
+        rnd = await self.store.get_round(found, round)
+        member = await self._member_of(found, driver.id)
+        new_status = status.value if status else "finished"
+        await self.store.correct_result(found, rnd, member, place, new_status)
+        where = f"place {place}" if place else "unclassified"
+        await result(
+            interaction,
+            f"Corrected: {shown(member.display_name)} is {where} ({new_status}) in round "
+            f"{rnd.number} of **{shown(found.label)}**.",
+            channel=interaction.channel,
+        )
+
+    @admin.command(name="remove-member", description="Remove a driver from a league (confirm)")
+    @app_commands.describe(driver="The driver to remove (their results stay)")
+    @league_option(open_only=True)
+    @league_admin
+    async def remove_member(
+        self, interaction: discord.Interaction, league: str, driver: discord.User
+    ) -> None:
+        found = await self._league(interaction, league)
+        _require_open(found)
+        member = await self.store.member_by_user(found.id, driver.id)
+        if member is None or not member.active:
+            raise PaddockError(f"<@{driver.id}> is not a member of **{shown(found.label)}**.")
+        await self._ask(
+            interaction,
+            found,
+            f"Remove {shown(member.display_name)} (<@{driver.id}>) from "
+            f"**{shown(found.label)}**? Their results stay in the standings.",
+            "remove",
+            driver.id,
+        )
+
+    @admin.command(name="points", description="Change the league's points table")
+    @app_commands.choices(table=TABLE_CHOICES)
+    @league_option(open_only=True)
+    @league_admin
+    async def points(
+        self,
+        interaction: discord.Interaction,
+        league: str,
+        table: app_commands.Choice[str] | None = None,
+        custom_points: app_commands.Range[str, 1, 120] | None = None,
+    ) -> None:
+        if table is None and not custom_points:
+            raise PaddockError("Choose a `table` or give `custom_points` like 10-8-6-4-2-1.")
+        name, values = _points_choice(table.value if table else None, custom_points)
+        await think(interaction)  # before the store
+        found = await self._league(interaction, league)
+        updated = await self.store.set_points_table(found, name, values)
+        await result(
+            interaction,
+            f"**{shown(updated.label)}** now scores {'-'.join(map(str, updated.points))}; "
+            "the standings are recounted with it.",
+            channel=interaction.channel,
+        )
+
+    @admin.command(name="robots", description="Do robots in league races take places?")
+    @app_commands.describe(
+        places="on: robots keep their places (a member behind one scores less); "
+        "off (default): members are placed by their order among members"
+    )
+    @app_commands.choices(
+        places=[
+            app_commands.Choice(name="off: members by their order among members", value="off"),
+            app_commands.Choice(name="on: robots take places", value="on"),
+        ]
+    )
+    @league_option(open_only=True)
+    @league_admin
+    async def robots(
+        self, interaction: discord.Interaction, league: str, places: app_commands.Choice[str]
+    ) -> None:
+        await think(interaction)  # before the store
+        found = await self._league(interaction, league)
+        updated = await self.store.set_robots_take_places(found, places.value == "on")
+        await result(
+            interaction,
+            f"**{shown(updated.label)}**: {_robots_rule(updated)}. "
+            "Rounds already recorded keep their results.",
+            allowed_mentions=discord.AllowedMentions.none(),
+            channel=interaction.channel,
+        )
+
+    @admin.command(name="archive", description="How long after a race ends its thread is archived")
+    @app_commands.describe(
+        hours="Hours after the finish (or abandon) until the race's thread is archived "
+        "(0-168, default 1); it stays open to talk in"
+    )
+    @league_option(open_only=True)
+    @league_admin
+    async def archive(
+        self, interaction: discord.Interaction, league: str, hours: app_commands.Range[int, 0, 168]
+    ) -> None:
+        if not 0 <= hours <= 168:  # Discord keeps the range; discord.py does not check it
+            raise PaddockError(
+                "Give 0 to 168 hours (a week): how long after a race ends its thread is archived."
+            )
+        await think(interaction)  # before the store's write (a refusal follows privately)
+        found = await self._league(interaction, league)
+        updated = await self.store.set_archive_hours(found, hours)
+        await result(
+            interaction,
+            f"**{shown(updated.label)}**: {_archive_rule(updated)}.",
+            allowed_mentions=discord.AllowedMentions.none(),
+            channel=interaction.channel,
+        )
+
+    @admin.command(name="close-season", description="Close the season: final standings (confirm)")
+    @league_option(open_only=True)
+    @league_admin
+    async def close_season(self, interaction: discord.Interaction, league: str) -> None:
+        found = await self._league(interaction, league)
+        _require_open(found)
+        await self._ask(
+            interaction,
+            found,
+            f"Close season {found.season} of **{shown(found.name)}**? This cannot be undone.",
+            "close",
+        )
+
+    @admin.command(name="admin-role", description="Manage Server: the role that runs leagues")
+    @app_commands.describe(role="Members with this role are league admins (empty: none)")
+    @app_commands.check(manage_server_only)
+    async def admin_role(
+        self, interaction: discord.Interaction, role: discord.Role | None = None
+    ) -> None:
+        assert interaction.guild is not None
+        await think(interaction, ephemeral=True)  # before the store
+        await self.store.set_admin_role(interaction.guild.id, role.id if role else None)
+        text = (
+            f"League admins: Manage Server and the {role.mention} role."
+            if role
+            else "League admins: members with Manage Server only."
+        )
+        await result(interaction, text)
+
+    # Confirmations ---------------------------------------------------------------------
+
+    async def _ask(
+        self,
+        interaction: discord.Interaction,
+        league: League,
+        question: str,
+        action: str,
+        target: int | None = None,
+    ) -> None:
+        """An ephemeral question with Confirm / Cancel. Nothing changes until Confirm; the
+        buttons name the admin who asked (only they may press them) and expire after
+        `confirm_seconds`, after which Confirm changes nothing."""
+        expires = int(time.time() + self.confirm_seconds)
+        asker = interaction.user.id
+        arg = f"{asker}.{expires}" + (f".{target}" if target is not None else "")
+        await interaction.response.send_message(
+            question,
+            view=view_of(
+                button(
+                    "Confirm", "league", league.id, action, arg, style=discord.ButtonStyle.danger
+                ),
+                button("Cancel", "league", league.id, "cancel", f"{asker}.{expires}"),
+            ),
+            ephemeral=True,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    async def answer(
+        self, interaction: discord.Interaction, league: League, action: str, arg: str
+    ) -> None:
+        """Confirm or Cancel pressed: checked again (the admin who asked, in time, still an
+        admin, the league as it was), then done."""
+        parts = arg.split(".")
+        wanted = {"close": 2, "cancel": 2, "remove": 3}[action]
+        if len(parts) != wanted or not all(p.isdigit() and len(p) <= 20 for p in parts):
+            raise PaddockError(INVALID_BUTTON)
+        asker, expires = int(parts[0]), int(parts[1])
+        if interaction.user.id != asker:
+            raise PaddockError("Only the admin who asked can answer this.")
+        if action == "cancel":
+            await interaction.response.edit_message(
+                content="Cancelled: nothing changed.", view=None
+            )
+            return
+        if time.time() >= expires:
+            await interaction.response.edit_message(
+                content="This question timed out: nothing changed. Run the command again.",
+                view=None,
+            )
+            return
+        await is_league_admin(interaction)  # an admin when asked may not be one now
+        if action == "close":
+            await self._close(interaction, league)
+        else:
+            await self._remove(interaction, league, int(parts[2]))
+
+    async def _close(self, interaction: discord.Interaction, league: League) -> None:
+        await defer(interaction)  # before the store: the question is edited through it
+        closed = await self.store.close_season(league)
+        report = await standings_report(self.store, closed)
+        champion = [
+            shown(report.members[r.member].display_name) for r in report.rows if r.position == 1
+        ]
+        crown = f" Champion: {' and '.join(champion)}." if champion and report.rounds_done else ""
+        await edit_source(interaction, content="Season closed.", view=None)
+        await interaction.followup.send(
+            f"Season {closed.season} of **{shown(closed.name)}** is closed.{crown} "
+            f"`/league create name:{in_code(closed.name)}` starts the next season.",
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    async def _remove(self, interaction: discord.Interaction, league: League, user_id: int) -> None:
+        await defer(interaction)  # before the store: the question is edited through it
+        member = await self.store.leave_league(league, user_id)
+        await edit_source(interaction, content="Removed.", view=None)
+        await interaction.followup.send(
+            f"{shown(member.display_name)} was removed from **{shown(league.label)}**; their "
+            "results stay.",
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
