@@ -1,4 +1,4 @@
-"""The engine shape every game follows (see DESIGN.md, "rules/ — one engine shape").
+"""The engine shape every game follows (docs/architecture.md, "rules/: one engine shape").
 
 A game is a `Game` object registered by name. Its state and actions are pydantic models;
 `apply` is a pure reducer that never mutates its input and raises `IllegalAction` with a

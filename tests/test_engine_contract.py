@@ -1,5 +1,6 @@
-"""The engine contract (DESIGN.md, rules/): `apply` accepts exactly what the engine says is
-legal, never mutates its input, and `IllegalAction` is the only error a caller can get.
+"""The engine contract (docs/architecture.md, "rules/: one engine shape"): `apply` accepts
+exactly what the engine says is legal, never mutates its input, and `IllegalAction` is the only
+error a caller can get.
 
 For RF90 and Pit Formula, over random reachable positions (robot games with random legal
 choices mixed in, both RF90 tracks, every Pit Formula mode):

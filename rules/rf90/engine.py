@@ -219,7 +219,8 @@ class RF90(Game[RF90State]):
         self, state: RF90State, action: Action
     ) -> tuple[RF90State, list[Event], list[tuple[int, RF90State]]]:
         """`apply`, and the state as each section activation ended during it: (section, state)
-        pairs, so that a picture can be drawn after every activation (DESIGN.md, renderer)."""
+        pairs, so that a picture can be drawn after every activation (docs/architecture.md,
+        "The life of one click")."""
         ctx = self._apply(state, action, watch=True)
         assert ctx.activations is not None
         return ctx.s, ctx.events, ctx.activations

@@ -11,7 +11,7 @@ from typing import Any
 from rules.rf90.engine import RF90
 from rules.rf90.state import RF90State
 
-# Before the grid is known there is nothing to draw on the track (bot/cogs/rf90/presenter.py `board`).
+# Before the grid is known there is nothing to draw on the track (the RF90 presenter's `board`).
 _BEFORE_GRID = ("setup", "qualifying")
 
 

@@ -386,7 +386,7 @@ def test_fas_case_2_activation_goes_on_behind_the_leader_new_section() -> None:
     assert state.turn == 6
 
 
-# --- Fixed-seed robot races (DESIGN.md, Testing: races played to the end keep invariants) ------
+# --- Fixed-seed robot races (races played to the end keep invariants) ---------------------
 
 
 def _race(seed: int, track: str, players: int) -> tuple[RF90State, Counter[tuple[int, int]]]:
