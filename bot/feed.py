@@ -17,8 +17,11 @@ from collections.abc import Hashable
 
 from pydantic import BaseModel
 
-# Discord allows 2,000 characters a message; the rest is kept for a line the table adds.
-MESSAGE_LIMIT = 1900
+from bot.limits import MESSAGE
+
+# What the feed's lines may take of a message (bot/limits.py): the rest is kept for a line
+# the table adds.
+MESSAGE_LIMIT = MESSAGE - 100
 
 
 class Feed(BaseModel):

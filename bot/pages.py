@@ -10,9 +10,11 @@ import re
 
 import discord
 
+from bot import limits
 from bot.components import button, view_of
+from bot.limits import EMBED_DESCRIPTION, EMBED_FIELD
 
-FIELD, DESCRIPTION, MESSAGE = 1024, 4096, 2000
+FIELD, DESCRIPTION, MESSAGE = EMBED_FIELD, EMBED_DESCRIPTION, limits.MESSAGE
 PAGE_ARG = re.compile(r"(?P<what>[a-z]+)(?P<numbers>(?:-\d{1,19})*)\.(?P<page>\d{1,4})")
 
 

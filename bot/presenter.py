@@ -15,6 +15,7 @@ import discord
 
 from bot.components import shown
 from bot.feed import Feed
+from bot.limits import DAY, HOUR, MINUTE
 from rules.base import Event, Game, GameState, get_game
 from rules.errors import BadConfig
 from store.models import GameRecord, Seat, TimerSpec
@@ -34,18 +35,30 @@ S = TypeVar("S", bound=GameState)
 
 @dataclass
 class Loaded(Generic[S]):
-    """One read of a game under its lock: the row, the rules, the state and the seats."""
+    """One read of a game: the row, the rules, the state and the seats. What a click needs
+    of it is worked out once per read: each seat's legal actions and act token (`options`,
+    `memo`), however many parts of the table ask (a new state is a new `Loaded`)."""
 
     record: GameRecord
     game: Game[Any]
     state: S
     seats: dict[int, Seat]
-    shown: S | None = None  # the state the thread's last board showed, if known
+    last_board: S | None = None  # the state the thread's last board showed, if known
     feed: Feed = field(default_factory=Feed)  # what the live prompt carries (bot/feed.py)
+    memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def id(self) -> int:
         return self.record.id
+
+    def options(self, seat: int) -> list[Action]:
+        """The seat's legal actions in this state, computed once (the engine's order: a
+        button's index points into it)."""
+        key = ("options", seat)
+        if key not in self.memo:
+            self.memo[key] = self.game.legal_actions(self.state, seat)
+        options: list[Action] = self.memo[key]
+        return options
 
     def human_seat(self, user_id: int) -> Seat | None:
         """The seat this user drives (not one handed to a robot)."""
@@ -56,6 +69,17 @@ class Loaded(Generic[S]):
 
     def name(self, seat: int) -> str:
         return self.seats[seat].name if seat in self.seats else f"seat {seat}"
+
+
+@dataclass
+class Decision(Generic[S]):
+    """What one user may decide now, read once for their click: the game as read (row,
+    state, seats), their seat, its legal actions and the act token its buttons carry."""
+
+    loaded: Loaded[S]
+    seat: int
+    options: list[Action]
+    token: str
 
 
 @dataclass
@@ -92,6 +116,10 @@ class TablePort(Protocol):
     thread, and the table's own way of playing an action and telling the thread."""
 
     async def load(self, game_id: int) -> Loaded[Any]: ...
+
+    async def decision(
+        self, interaction: discord.Interaction, presenter: Presenter[Any], game_id: int
+    ) -> Decision[Any]: ...
 
     def lock(self, game_id: int) -> asyncio.Lock: ...
 
@@ -309,11 +337,11 @@ def timestamp(unix: float, style: str = "R") -> str:
 
 def duration(seconds: float) -> str:
     seconds = int(seconds)
-    if seconds >= 86400 and seconds % 3600 == 0:
-        hours = seconds // 3600
+    if seconds >= DAY and seconds % HOUR == 0:
+        hours = seconds // HOUR
         return f"{hours // 24} day{'s' if hours // 24 != 1 else ''}" + (
             f" {hours % 24} h" if hours % 24 else ""
         )
-    if seconds >= 3600:
-        return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
-    return f"{max(1, seconds // 60)} min"
+    if seconds >= HOUR:
+        return f"{seconds // HOUR} h {seconds % HOUR // MINUTE:02d} min"
+    return f"{max(1, seconds // MINUTE)} min"

@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from bot.limits import HOUR
 from store.models import Shards, Timer
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("paddock.timers")
 
-MAX_SLEEP = 3600.0  # re-read the table at least hourly, in case the clock jumped
+MAX_SLEEP = float(HOUR)  # re-read the table at least hourly, in case the clock jumped
 SHARED_SLEEP = 5.0  # a database other processes write: re-read it this often
 CLAIM_RETRY = 0.05  # a due timer another process is claiming: look again this soon
 

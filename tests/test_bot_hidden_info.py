@@ -1,6 +1,6 @@
-"""Nothing public depends on hidden information (DESIGN.md, bot; issue 11): not the text, the
-images, the button labels, the number of buttons, nor a custom_id - nor whether the table asks
-a driver at all.
+"""Nothing public depends on hidden information (docs/architecture.md, "Rules each layer
+keeps"; issue 11): not the text, the images, the button labels, the number of buttons, nor a
+custom_id - nor whether the table asks a driver at all.
 
 The audit, for every game: states of races played by the seat policies, and for each a *twin*
 that differs only in what the rules hide (hands, face-down cards, the order of the draw piles,
@@ -585,7 +585,7 @@ async def _set_state(d: InProcessDriver, gid: int, state: WaddingtonState) -> No
         await db.execute(
             "UPDATE game_snapshots SET state_json = ? WHERE game_id = ?", (state.to_json(), gid)
         )
-    d.bot.table.core.race(gid).shown = state  # the last board drew this state
+    d.bot.table.core.race(gid).last_board = state  # the last board drew this state
 
 
 async def test_f1_two_races_with_other_hands_look_the_same(tmp_path: Path) -> None:

@@ -14,6 +14,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.limits import EMBED_DESCRIPTION, EMBED_FIELD, MESSAGE
+
 if TYPE_CHECKING:
     from bot.client import PaddockBot
 
@@ -22,7 +24,8 @@ log = logging.getLogger("paddock.help")
 PLAY_DIR = Path(__file__).resolve().parents[2] / "docs" / "play"
 LEAGUES_PAGE = "leagues"  # the page for /league, /league-admin and /games
 DISCORD_SECTION = re.compile(r"<!-- discord -->\n(.*?)\n<!-- /discord -->", re.DOTALL)
-MESSAGE_LIMIT = 2000  # what a summary may take: it must fit a message, not only an embed
+# what a summary may take: it must fit a message, not only an embed
+MESSAGE_LIMIT = MESSAGE
 
 
 def play_page(name: str) -> str:
@@ -105,13 +108,15 @@ class HelpCog(commands.Cog):
 
     @app_commands.command(name="help", description="What Paddock's commands do (only to you)")
     async def help(self, interaction: discord.Interaction) -> None:
-        embed = discord.Embed(title="Paddock", description="\n".join(self.lines())[:4096])
+        embed = discord.Embed(
+            title="Paddock", description="\n".join(self.lines())[:EMBED_DESCRIPTION]
+        )
         games = [g.name for g in self.games()]
         shared = self.shared()
         if shared:
             embed.add_field(
                 name="Every game (" + ", ".join(f"/{g}" for g in games) + ") also has",
-                value="\n".join(f"`{c.name}`: {c.description}" for c in shared)[:1024],
+                value="\n".join(f"`{c.name}`: {c.description}" for c in shared)[:EMBED_FIELD],
                 inline=False,
             )
         embed.add_field(

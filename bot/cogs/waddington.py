@@ -23,6 +23,7 @@ from bot.autocomplete import league_option
 from bot.cogs.table_commands import TableCog
 from bot.components import button, shown, view_of
 from bot.league_tables import league_round_for_game
+from bot.limits import MINUTE
 from bot.posting import result, think
 from bot.presenter import Image, Loaded, Presenter, Prompt, duration, timestamp
 from bot.table import draw
@@ -143,7 +144,7 @@ class WaddingtonPresenter(Presenter[WaddingtonState]):
         return f"Game turn {state.round} · {state.settings.laps} lap race"
 
     def board(self, loaded: Loaded[WaddingtonState], highlight: int | None) -> Image:
-        state, previous = loaded.state, loaded.shown
+        state, previous = loaded.state, loaded.last_board
         title = loaded.record.settings.get("title")
 
         def picture() -> bytes:
@@ -173,7 +174,7 @@ class WaddingtonPresenter(Presenter[WaddingtonState]):
         phase = state.turn.phase
         buttons: list[discord.ui.Item[Any]] = []
         letter = 0
-        options = game.legal_actions(state, seat)
+        options = loaded.options(seat)
         for index, action in enumerate(options):
             if isinstance(action, PlayTactic | Retire):
                 continue  # private cards go in the hand view; retiring is /f1 retire
@@ -266,7 +267,7 @@ async def show_hand(table: Any, interaction: discord.Interaction, game_id: int) 
     lines = [f"**{cards[c].title}**: {cards[c].text}" for c in hand] or ["No cards left."]
     items = []
     if record.status == "running" and seat in loaded.game.to_act(state):
-        for index, action in enumerate(loaded.game.legal_actions(state, seat)):
+        for index, action in enumerate(loaded.options(seat)):
             if isinstance(action, PlayTactic):
                 items.append(
                     button(
@@ -333,7 +334,7 @@ class WaddingtonCog(TableCog, group_name="f1", group_description="Waddington's F
             "laps": laps,
             "max_players": max_players,
             "robots": robots,
-            "turn_seconds": turn_minutes * 60,
+            "turn_seconds": turn_minutes * MINUTE,
             "soft_options": soft_options,
             "idle_days": idle_days,
             "title": title,

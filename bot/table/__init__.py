@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.presenter import Loaded, Presenter
-from bot.table.core import MENTION_NONE, InvalidButton, TableCore, draw, mention_only
+from bot.presenter import Decision, Loaded, Presenter
+from bot.table.core import MENTION_NONE, ROUTED, InvalidButton, TableCore, draw, mention_only
 from bot.table.ending import Endings
 from bot.table.life import Life
 from bot.table.lobby import Lobby
@@ -91,6 +91,14 @@ class Table:
 
     async def load(self, game_id: int) -> Loaded[Any]:
         return await self.core.load(game_id)
+
+    async def decision(
+        self, interaction: discord.Interaction, presenter: Presenter[Any], game_id: int
+    ) -> Decision[Any]:
+        """The user's decision, read outside the game's lock (to ask it: a click that plays
+        it reads again under the lock, `act_index`), from the row the route just read."""
+        loaded = await self.core.load(game_id, record=interaction.extras.get(ROUTED))
+        return self.core.decision(loaded, presenter, interaction.user.id)
 
     def lock(self, game_id: int) -> asyncio.Lock:
         return self.core.lock(game_id)

@@ -21,7 +21,7 @@ from bot.components import INVALID_BUTTON, shown
 from bot.feed import Feed
 from bot.memory import TRIMMER
 from bot.posting import PostChannel, not_posted
-from bot.presenter import Frame, Image, Loaded, Presenter
+from bot.presenter import Decision, Frame, Image, Loaded, Presenter
 from bot.threads import image_pool
 from rules.base import GameState, get_game
 from rules.errors import NotYourTurn, PaddockError
@@ -35,9 +35,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("paddock.table")
 
 MAX_ID = 2**63 - 1  # SQLite's INTEGER; a larger id in a button is forged
-DAY = 86400.0  # seconds: turn limits and idle races are counted in days
-HOUR = 3600.0
 MENTION_NONE = discord.AllowedMentions.none()
+# interaction.extras: the game row the button's route read for this click (the click's own
+# later reads start from it instead of reading it again)
+ROUTED = "paddock.routed"
 
 
 def mention_only(*user_ids: int | None) -> discord.AllowedMentions:
@@ -87,7 +88,7 @@ class Race:
     deadline_known: bool = False
     frames: list[Frame[Any]] = field(default_factory=list)  # pictures due at the next post
     acted: set[int] = field(default_factory=set)  # seats that acted in the activation under way
-    shown: GameState | None = None  # the state the thread's last board showed
+    last_board: GameState | None = None  # the state the thread's last board showed
 
     def take_frames(self) -> list[Frame[Any]]:
         """The pictures due, now to be shown."""
@@ -133,13 +134,15 @@ class TableCore:
         """`loaded` knowing what the thread's last board showed (a board draws each car's
         move since then; not known after a restart)."""
         race = self.races.get(loaded.id)
-        return dataclasses.replace(loaded, shown=race.shown if race else None)
+        return dataclasses.replace(loaded, last_board=race.last_board if race else None)
 
     # Loading ---------------------------------------------------------------------------
 
-    async def load(self, game_id: int) -> Loaded[Any]:
-        """The game row (with its snapshot) and its seats: one read each."""
-        record = await self.store.load_game(game_id)
+    async def load(self, game_id: int, *, record: GameRecord | None = None) -> Loaded[Any]:
+        """The game row (with its snapshot) and its seats: one read each (`record`: the row
+        just read for this click, then only the seats are read)."""
+        if record is None or record.id != game_id:
+            record = await self.store.load_game(game_id)
         seats = {s.seat: s for s in await self.store.seats(game_id)}
         game = get_game(record.kind)
         if record.state_json is None:
@@ -242,6 +245,12 @@ class TableCore:
                 f"It's not your turn: {names} {'is' if len(waiting) == 1 else 'are'} to act."
             )
         return mine.seat
+
+    def decision(self, loaded: Loaded[Any], presenter: Presenter[Any], user_id: int) -> Decision:
+        """This user's decision in the game as read: their seat (or the refusal that says
+        who is to act), its legal actions and act token, each worked out once."""
+        seat = self.acting_seat(loaded, user_id)
+        return Decision(loaded, seat, loaded.options(seat), presenter.act_token(loaded, seat))
 
     @staticmethod
     def robot_drives(loaded: Loaded[Any], seat: int) -> bool:

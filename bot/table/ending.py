@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
+from bot.limits import HOUR
 from bot.presenter import Presenter
 from rules.errors import PaddockError
 from store.errors import NotFound
@@ -100,7 +101,7 @@ class Endings:
         hours = ARCHIVE_HOURS
         if record.league_id is not None:
             hours = (await self.core.store.league_by_id(record.league_id)).archive_hours
-        return [TimerSpec(event=ARCHIVE, due_at=self.core.clock() + hours * 3600)]
+        return [TimerSpec(event=ARCHIVE, due_at=self.core.clock() + hours * HOUR)]
 
     async def on_archive(self, timer: Timer) -> None:
         """A while after a race ended, its thread is archived, not locked: it leaves the

@@ -13,9 +13,10 @@ import discord
 
 from bot.components import INVALID_BUTTON, button, human_seat, shown, view_of
 from bot.errors import NotPosted, is_expired
+from bot.limits import DAY
 from bot.posting import PostChannel, edit_source, result
 from bot.presenter import Loaded, Presenter, TablePort
-from bot.table.core import DAY, MENTION_NONE
+from bot.table.core import MENTION_NONE
 from rules.base import get_game
 from rules.errors import BadConfig, PaddockError
 from store.errors import Repeated

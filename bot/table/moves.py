@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from bot.limits import DAY
 from bot.presenter import REMINDER_AT, Frame, Loaded, Presenter
-from bot.table.core import DAY
 from rules.base import Action, Event, GameState
 from store import play
 from store.models import TimerSpec
@@ -37,8 +37,8 @@ class Moves:
         """Apply and persist one action; the league result of a finishing action and the
         timers the new state needs go in the same transaction."""
         presenter = self.core.presenter(loaded.record)
-        state, events, shown = presenter.apply(loaded.game, loaded.state, action)
-        frames = [(label, at, upto, 0) for label, at, upto in shown]
+        state, events, pictured = presenter.apply(loaded.game, loaded.state, action)
+        frames = [(label, at, upto, 0) for label, at, upto in pictured]
         return await self._persist(
             loaded, [(actor, action, by_robot)], state, events, frames, human=human
         )
@@ -152,8 +152,8 @@ class Moves:
         events = list(events)
         posted = False
         pending = self.core.race(loaded.id).frames
-        shown = any(presenter.frame_shown(loaded, f) for f in pending)
-        if shown and self._plays_next(loaded) is not None:
+        pictures = any(presenter.frame_shown(loaded, f) for f in pending)
+        if pictures and self._plays_next(loaded) is not None:
             # The activations this action ended are shown before the robots think on.
             head = [*loaded.feed.take_steps(), *(notes or [])]
             if start:
@@ -234,10 +234,10 @@ class Moves:
                     state, _ = game.apply(state, action)
                     continue
                 before = len(events)
-                state, new, shown = presenter.apply(game, state, action)
+                state, new, pictured = presenter.apply(game, state, action)
                 events += new
                 acted.add(getattr(action, "seat", -1))
-                for label, at, upto in shown:
+                for label, at, upto in pictured:
                     frames.append(Frame(label, at, events[start : before + upto], acted))
                     start, acted = before + upto, set()
             return events, frames
@@ -257,7 +257,7 @@ def forced(
     if not presenter.plays_forced(loaded.state):
         return None
     for seat in waiting:
-        options = loaded.game.legal_actions(loaded.state, seat)
+        options = loaded.options(seat)
         if len(options) == 1:
             return seat, options[0]
     return None

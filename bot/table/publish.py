@@ -18,6 +18,7 @@ import discord
 from bot.components import shown, view_of
 from bot.errors import NotPosted
 from bot.feed import MESSAGE_LIMIT, Feed, clip, split
+from bot.limits import MESSAGE
 from bot.presenter import Frame, Loaded
 from bot.table.core import MENTION_NONE, draw, images, mention_only
 from rules.base import Event
@@ -100,8 +101,8 @@ class Publisher:
         if pending:  # a restart from here must not post these again
             feed = loaded.feed.model_dump()
             await self.core.store.update_game(record.id, published_seq=record.seq, feed=feed)
-        shown = {id(e) for frame in told for e in frame.events}
-        return [e for e in events if id(e) not in shown], head
+        pictured = {id(e) for frame in told for e in frame.events}
+        return [e for e in events if id(e) not in pictured], head
 
     async def strip_prompt(
         self, channel: Any, message_id: int | None, feed: Feed | None = None
@@ -229,7 +230,7 @@ class Publisher:
                 )
                 told_any, lines = True, []
             if boards:
-                self.core.race(record.id).shown = state
+                self.core.race(record.id).last_board = state
             # Without a board the lines open the prompt itself (no message of a lone line);
             # what the prompt cannot hold goes before it.
             runs = split([*lines, prompt.content])
@@ -270,7 +271,7 @@ class Publisher:
         if record.league_id is not None:
             lines.append(await self.league_lines(loaded))
         await channel.send(
-            "\n".join(lines)[:1990],
+            "\n".join(lines)[: MESSAGE - 10],
             files=await draw([image] if image else []),
             allowed_mentions=MENTION_NONE,
         )

@@ -121,7 +121,7 @@ class Recovery:
                 await self.core.store.update_game(
                     record.id, thread_id=thread.id, prompt_message_id=None
                 )
-                self.core.race(record.id).shown = None  # the new thread has seen no board
+                self.core.race(record.id).last_board = None  # the new thread has seen no board
                 title = shown(record.settings.get("title", presenter.title))
                 await parent.send(
                     f"🏁 The thread of **{title}** - {presenter.noun} #{record.id} was deleted: "

@@ -13,7 +13,7 @@ import discord
 from bot.errors import SAY_FAILURE
 from bot.posting import defer, think
 from bot.presenter import Presenter, TablePort
-from bot.table.core import InvalidButton
+from bot.table.core import ROUTED, InvalidButton
 from rules.errors import PaddockError
 
 if TYPE_CHECKING:
@@ -64,11 +64,13 @@ class Routes:
                 answered = await think(interaction, ephemeral=True)
             elif first == "update":
                 answered = await defer(interaction)
+            if action == "act" and arg:  # checked and read under the race's lock, once
+                await self.act_button(interaction, presenter, game_id, arg, answered=answered)
+                return
             record = await self.core.record_for_button(interaction, presenter, game_id)
+            interaction.extras[ROUTED] = record
             if action in LOBBY_ACTIONS:
                 await self.lobby.lobby_button(interaction, presenter, record.id, action, arg)
-            elif action == "act" and arg:
-                await self.act_button(interaction, presenter, record.id, arg, answered=answered)
             elif action == "abandon":
                 await self.life.abandon(interaction, record, confirmed=True)
             elif action == "page":
@@ -116,13 +118,16 @@ class Routes:
         if answered is None:
             answered = await defer(interaction)
         async with self.core.lock(game_id):
-            loaded = await self.core.load(game_id)
-            seat = self.core.acting_seat(loaded, interaction.user.id)
-            if token != presenter.act_token(loaded, seat):
+            # The game as it is under the lock, read once: the row (checked as a button's),
+            # the seats, this user's legal actions and act token.
+            record = await self.core.record_for_button(interaction, presenter, game_id)
+            loaded = await self.core.load(game_id, record=record)
+            decision = self.core.decision(loaded, presenter, interaction.user.id)
+            if token != decision.token:
                 raise PaddockError(
                     "That choice is out of date: the race has moved on. Use the newest message."
                 )
-            options = loaded.game.legal_actions(loaded.state, seat)
+            options = decision.options
             if not 0 <= index < len(options):
                 raise PaddockError("That choice is no longer offered. Use the newest message.")
             # A click Discord no longer took (answered late) still plays: the thread shows it.

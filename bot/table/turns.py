@@ -10,8 +10,9 @@ import discord
 
 from bot.components import shown
 from bot.errors import NotPosted
+from bot.limits import DAY
 from bot.presenter import Loaded, timestamp
-from bot.table.core import DAY, MENTION_NONE, mention_only
+from bot.table.core import MENTION_NONE, mention_only
 from rules.base import Event
 from rules.errors import PaddockError
 from store.errors import NotFound

@@ -13,6 +13,7 @@ from bot.autocomplete import league_option
 from bot.cogs.table_commands import TableCog
 from bot.components import shown
 from bot.league_tables import league_round_for_game
+from bot.limits import MINUTE
 from bot.posting import think
 from bot.table.ending import ending
 from renderer.rf90_replay import render_replay
@@ -93,7 +94,7 @@ class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 r
         settings = {
             "track": track.value,
             "max_players": max_players,
-            "turn_seconds": turn_minutes * 60,
+            "turn_seconds": turn_minutes * MINUTE,
             "idle_days": idle_days,
             "pictures": pictures if pictures in PICTURES else "every",
             "title": title,

@@ -14,6 +14,7 @@ import discord
 
 from bot.choices import PAGE, decode, encode, narrow
 from bot.components import button, shown, view_of
+from bot.limits import MESSAGE
 from bot.posting import defer
 from bot.presenter import (
     Frame,
@@ -105,10 +106,14 @@ class RF90Presenter(Presenter[RF90State]):
 
     def act_token(self, loaded: Loaded[RF90State], seat: int) -> str:
         # The seat's own options at this decision point: another driver's pick in a
-        # simultaneous phase does not make this driver's cockpit stale.
-        options = [a.model_dump_json() for a in loaded.game.legal_actions(loaded.state, seat)]
-        raw = json.dumps([repr(self.move_key(loaded.state)), options])
-        return hashlib.sha1(raw.encode()).hexdigest()[:10]
+        # simultaneous phase does not make this driver's cockpit stale. Hashed once per read.
+        key = ("act token", seat)
+        if key not in loaded.memo:
+            options = [a.model_dump_json() for a in loaded.options(seat)]
+            raw = json.dumps([repr(self.move_key(loaded.state)), options])
+            loaded.memo[key] = hashlib.sha1(raw.encode()).hexdigest()[:10]
+        token: str = loaded.memo[key]
+        return token
 
     def apply(self, game: Any, state: Any, action: Any) -> tuple[Any, list[Any], list[Any]]:
         # the state as each section activation ended: one message with its pictures each;
@@ -243,9 +248,13 @@ class RF90Presenter(Presenter[RF90State]):
     ) -> None:
         """The driver's private cockpit: the dashboard, the hand, and the next question of
         the decision the engine waits for (only legal actions are reachable)."""
-        loaded = await table.load(game_id)
-        seat = table.acting_seat(loaded, interaction.user.id)
-        token = self.act_token(loaded, seat)
+        decision = await table.decision(interaction, self, game_id)
+        loaded, seat, token, options = (
+            decision.loaded,
+            decision.seat,
+            decision.token,
+            decision.options,
+        )
         path: list[int] = []
         page = 0
         if arg is not None:
@@ -257,7 +266,6 @@ class RF90Presenter(Presenter[RF90State]):
                 raise PaddockError(
                     "That choice is out of date: the race has moved on. Open your cockpit again."
                 )
-        options = loaded.game.legal_actions(loaded.state, seat)
         try:
             narrowed = narrow(options, facets(loaded.state), path)
         except ValueError:
@@ -291,7 +299,7 @@ class RF90Presenter(Presenter[RF90State]):
             items.append(button("More…", AREA, game_id, "pick", encode(token, path, page + 1)))
         if path:
             items.append(button("Back", AREA, game_id, "pick", encode(token, path[:-1])))
-        content = "\n".join(lines)[:1990]
+        content = "\n".join(lines)[: MESSAGE - 10]
         if arg is None:  # the cockpit opens with the hand drawn as cards
             # Answered at once ("thinking"), the cards drawn after: the answer does not
             # wait for the picture.
