@@ -318,14 +318,14 @@ def _simulate_races(args: argparse.Namespace, game: object, options: dict) -> in
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from bot.demo import run_demo
+    from paddock_tools.demo import run_demo
 
     setup_logging("WARNING")
     return asyncio.run(run_demo(Path(args.out), seed=args.seed, rounds=args.rounds))
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from bot.bench import PART_NAMES, run_bench
+    from paddock_tools.bench import PART_NAMES, run_bench
 
     if args.mixed_seconds is not None and not 5 <= args.mixed_seconds <= 3600:
         print("bench: --mixed-seconds takes 5 to 3600 seconds", file=sys.stderr)

@@ -3,7 +3,7 @@ one bot, each driven by simulated users pausing 1-4 s before each interaction; e
 interaction timed from dispatch to its answer and to its move done, answers after Discord's
 3 s deadline counted. The bot runs as `paddock run` runs it, in a process of its own, over
 the loopback fake Discord of this one (its HTTP server and gateway), so that the RSS and the
-CPU time sampled are the bot's alone. Run by `bot.bench` ("mixed")."""
+CPU time sampled are the bot's alone. Run by `paddock_tools.bench` ("mixed")."""
 
 from __future__ import annotations
 
@@ -22,8 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bot.bench import (
-    _driver_modules,
+from paddock_tools.bench import (
     _progress,
     _progress_count,
     bench_database,
@@ -386,7 +385,7 @@ class _Users:
         started in the place of those over go through here alike; `go`: the game's first
         command waits for it (a burst: all sent at one instant), its lobby's clicks follow
         as soon as each is shown."""
-        from tests.fakediscord import payloads as pl
+        from paddock_tools.fakediscord import payloads as pl
 
         fd, world = self.driver, self.driver.world
         if kind == "pitformula":
@@ -438,8 +437,8 @@ class _Users:
         """A /f1 race's two drivers: the driver pinged clicks one of the prompt's buttons
         (seeded), then waits for the next prompt ("done": state stored, board and prompt
         posted)."""
-        from tests import f1_driver
-        from tests.fakediscord import payloads as pl
+        from paddock_tools import f1_driver
+        from paddock_tools.fakediscord import payloads as pl
 
         rng = random.Random(self.seed * 1000 + index)
         store = self.reader
@@ -481,8 +480,8 @@ class _Users:
         "done" is the cockpit's answer, and for the decision's last click the next prompt."""
         from bot.choices import PAGE, encode, path_to
         from bot.cogs.rf90 import facets
-        from tests import rf90_driver
-        from tests.fakediscord import payloads as pl
+        from paddock_tools import rf90_driver
+        from paddock_tools.fakediscord import payloads as pl
 
         rng = random.Random(self.seed * 1000 + index)
         while await self.think(rng):
@@ -544,9 +543,9 @@ class _Users:
         """A Pit Formula crew: the repair (or reveal, flag, clear, retire) its robot would
         make, as /pit commands and the race message's buttons; "done" is the answer, which
         comes once the action is stored."""
+        from paddock_tools.fakediscord import payloads as pl
         from rules.base import get_game
         from rules.pitformula import Clear, Fix, Retire, Reveal, TakeFlag
-        from tests.fakediscord import payloads as pl
 
         game = get_game("pitformula")
         store = self.reader
@@ -633,16 +632,15 @@ async def bench_mixed(
     than Discord's 3 s deadline (or never) counted; the bot process's RSS every second.
     `burst` (issue 30): the games are opened all at once, not one by one, and "burst" tells
     how their opening interactions were answered (`_burst_report`)."""
+    from paddock_tools import bots
+    from paddock_tools.fakediscord import payloads as pl
+    from paddock_tools.fakediscord.base import ErrorCapture
+    from paddock_tools.fakediscord.process import BotProcess, RemoteFakeDiscord
     from store import open_store
-
-    bot_helpers, _ = _driver_modules()
-    from tests.fakediscord import payloads as pl
-    from tests.fakediscord.base import ErrorCapture
-    from tests.fakediscord.process import BotProcess, RemoteFakeDiscord
 
     counts = games or (MIXED_GAMES_QUICK if quick else MIXED_GAMES)
     seconds = seconds or (MIXED_SECONDS_QUICK if quick else MIXED_SECONDS)
-    world = bot_helpers.world()
+    world = bots.world()
     pit_channels = [pl.RACES_CHANNEL_ID + 1000 + i for i in range(counts.get("pitformula", 0))]
     for i, cid in enumerate(pit_channels):
         world.add_channel(pl.text_channel_payload(cid, f"pit-{i}"))

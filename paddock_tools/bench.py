@@ -56,7 +56,7 @@ and the replay ("replay_s", "replay_bytes", "replay_frames"). Progress goes to s
 `move_ms` is one command through discord.py's real command tree (the in-process driver of
 the test suite's fake Discord) to the persisted state and the rendered image.
 `calibration_ms` is a fixed pure-Python workload, so figures compare across machines as
-ratios. Needs the dev install (`make bench`), since the driver lives under tests/.
+ratios.
 
 "backend" names the database the bots and stores ran on: "sqlite" (a new file per part, the
 default) or "postgresql" (`--db postgresql://...`: a new schema per part on that server,
@@ -77,8 +77,6 @@ import uuid
 from collections.abc import AsyncIterator, Collection
 from pathlib import Path
 from typing import Any
-
-ROOT = Path(__file__).resolve().parent.parent
 
 # The PostgreSQL server the bench runs on (`paddock bench --db postgresql://...`); None: a
 # SQLite file per part.
@@ -126,10 +124,11 @@ async def bench_database(tmp: str, name: str) -> AsyncIterator[str]:
 
 def bench_bot(url: str) -> Any:
     """A bot for the in-process driver on the database `bench_database` gave."""
-    bot_helpers, _ = _driver_modules()
+    from paddock_tools import bots
+
     if url.startswith("sqlite:///"):
-        return bot_helpers.make_bot(Path(url.removeprefix("sqlite:///")))
-    return bot_helpers.make_bot(Path("unused.db"), database_url=url)
+        return bots.make_bot(Path(url.removeprefix("sqlite:///")))
+    return bots.make_bot(Path("unused.db"), database_url=url)
 
 
 def percentiles(samples_ms: list[float]) -> dict[str, float]:
@@ -181,14 +180,6 @@ async def answer_ms(driver: Any, *path: str, **options: Any) -> float:
     return (answer.at - start) * 1000
 
 
-def _driver_modules() -> Any:
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))  # the fake Discord lives in tests/ (dev install)
-    from tests import bot_helpers, fakediscord
-
-    return bot_helpers, fakediscord
-
-
 async def _league_fixture(store: Any, guild_id: int, name: str, drivers: int, rounds: int) -> Any:
     """A league with drivers and recorded rounds, written straight to the store."""
     league = await store.create_league(
@@ -208,13 +199,13 @@ async def _league_fixture(store: Any, guild_id: int, name: str, drivers: int, ro
 
 async def bench_league(quick: bool) -> tuple[dict[str, Any], dict[str, Any]]:
     from bot.league_tables import standings_report
+    from paddock_tools import bots, fakediscord
 
-    bot_helpers, fakediscord = _driver_modules()
     iterations = 25 if quick else 150
     with tempfile.TemporaryDirectory() as tmp:
         async with bench_database(tmp, "league") as url:
             bot = bench_bot(url)
-            async with fakediscord.InProcessDriver(bot, bot_helpers.world()) as driver:
+            async with fakediscord.InProcessDriver(bot, bots.world()) as driver:
                 await bot.images_warm  # as a running bot would have by now
                 guild = driver.world.guild_id
                 await _league_fixture(bot.store, guild, "Bench Cup", 10, 8)
@@ -260,19 +251,17 @@ async def bench_league(quick: bool) -> tuple[dict[str, Any], dict[str, Any]]:
 async def bench_waddington(quick: bool) -> dict[str, Any]:
     """Clicks of real drivers through the command tree (rules, store, board and close-up
     images, the messages), and the images alone."""
+    from paddock_tools import bots, f1_driver
+    from paddock_tools.fakediscord import InProcessDriver
     from renderer.waddington import render_board, render_closeup
     from rules.waddington import GAME as game  # typed: its destinations() for the close-up
-
-    bot_helpers, _ = _driver_modules()
-    from tests import f1_driver
-    from tests.fakediscord import InProcessDriver
 
     clicks = 40 if quick else 300
     moves: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         async with bench_database(tmp, "f1") as url:
             bot = bench_bot(url)
-            async with InProcessDriver(bot, bot_helpers.world()) as driver:
+            async with InProcessDriver(bot, bots.world()) as driver:
                 await bot.images_warm  # as a running bot would have by now
                 gid = await f1_driver.start_race(driver, laps=3, robots=2)
                 while len(moves) < clicks:
@@ -314,8 +303,8 @@ async def start_f1(driver: Any, *, laps: int, robots: int, settled: bool = True)
     """ALICE opens a /f1 race, BOB joins, ALICE starts it; the game id, read from the lobby's
     buttons (not from the store's list, which another process may be adding to). `settled`:
     back once a driver has a prompt (the robots and timers done), read from the bot's store."""
-    from tests import f1_driver
-    from tests.fakediscord import ALICE, BOB
+    from paddock_tools import f1_driver
+    from paddock_tools.fakediscord import ALICE, BOB
 
     # each race its own time limit (an hour or more): the same /f1 new again within a few
     # seconds would be a retry, answered with the race the first made
@@ -334,7 +323,7 @@ async def start_f1(driver: Any, *, laps: int, robots: int, settled: bool = True)
 async def start_pit(driver: Any, channel_id: int, store: Any) -> Any:
     """ALICE starts a 12-race Pit Formula game with BOB in a channel; its game record (read
     from `store`, the bot's or a store of the bench's own on the bot's database)."""
-    from tests.fakediscord import ALICE, BOB
+    from paddock_tools.fakediscord import ALICE, BOB
 
     await driver.slash(
         "pit", "start", players=f"<@{BOB.id}>", races=12, user=ALICE, channel_id=channel_id
@@ -382,12 +371,10 @@ async def bench_waddington_concurrency(
     thread or message id, and `races_from` the first of its races' time limits (a command
     another process sent too would be a retry); `games`: instead of 200 (20 with `quick`)."""
     global _RACES
+    from paddock_tools import bots, f1_driver
+    from paddock_tools.fakediscord import InProcessDriver
+    from paddock_tools.fakediscord import payloads as pl
     from rules.base import get_game
-
-    bot_helpers, _ = _driver_modules()
-    from tests import f1_driver
-    from tests.fakediscord import InProcessDriver
-    from tests.fakediscord import payloads as pl
 
     if ids_from is not None:
         pl._counter = itertools.count(ids_from)
@@ -398,7 +385,7 @@ async def bench_waddington_concurrency(
     with tempfile.TemporaryDirectory() as tmp:
         async with _database(tmp, "many", url) as db:
             bot = bench_bot(db)
-            async with InProcessDriver(bot, bot_helpers.world()) as driver:
+            async with InProcessDriver(bot, bots.world()) as driver:
                 await bot.images_warm
                 gids = []
                 for _ in range(count):
@@ -462,16 +449,15 @@ async def bench_waddington_concurrency(
 async def bench_pitformula(quick: bool) -> dict[str, Any]:
     """`/pit fix` answers through the command tree (rules + store), the images, and ten
     games running at once in one process."""
+    from paddock_tools import bots, fakediscord
+    from paddock_tools.fakediscord import payloads as pl
     from renderer.pitformula import render_scoring, render_table
     from rules.base import get_game
     from rules.pitformula import Fix
 
-    bot_helpers, fakediscord = _driver_modules()
-    from tests.fakediscord import payloads as pl
-
     game = get_game("pitformula")
     channels = [pl.RACES_CHANNEL_ID + 100 + i for i in range(10)]
-    world = bot_helpers.world()
+    world = bots.world()
     for i, cid in enumerate(channels):
         world.add_channel(pl.text_channel_payload(cid, f"pit-{i}"))
     users = {pl.ALICE.id: pl.ALICE, pl.BOB.id: pl.BOB}
@@ -643,12 +629,11 @@ def _in_fresh_process(part: str, quick: bool, label: str = "", **options: Any) -
     import threading
 
     code = (
-        f"import asyncio, json, sys; from bot import bench; bench.DB_URL = {DB_URL!r}; "
+        f"import asyncio, json, sys; from paddock_tools import bench; bench.DB_URL = {DB_URL!r}; "
         f"print(json.dumps(asyncio.run(bench.PARTS[{part!r}]({quick!r}, **{options!r}))))"
     )
     proc = subprocess.Popen(
         [sys.executable, "-c", code],
-        cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -712,8 +697,8 @@ async def bench_two_processes(quick: bool, games: int | None = None) -> dict[str
 
 
 async def bench_mixed(quick: bool, **options: Any) -> dict[str, Any]:
-    """The mixed load of the three games (bot/bench_mixed.py)."""
-    from bot import bench_mixed
+    """The mixed load of the three games (paddock_tools/bench_mixed.py)."""
+    from paddock_tools import bench_mixed
 
     return await bench_mixed.bench_mixed(quick, **options)
 
@@ -727,8 +712,8 @@ async def bench_burst(
     """Issue 30's race night: `games` new games opened at one instant (200; 20 with
     `quick`), three in four `/f1 new` (each lobby then joined and started at once by its
     users) and one in four `/pit start` with a second player, then played as the mixed
-    load for `seconds` (bot/bench_mixed.py)."""
-    from bot import bench_mixed
+    load for `seconds` (paddock_tools/bench_mixed.py)."""
+    from paddock_tools import bench_mixed
 
     count = games or (BURST_GAMES_QUICK if quick else BURST_GAMES)
     pit = count // 4
@@ -801,7 +786,7 @@ async def run_bench(
         games["pitformula"] = await bench_pitformula(quick)
     if "rf90" in wanted:
         _progress("RF90 race, track and cockpit clicks")
-        from bot.bench_rf90 import bench_rf90, bench_rf90_replay, bench_rf90_table
+        from paddock_tools.bench_rf90 import bench_rf90, bench_rf90_replay, bench_rf90_table
 
         rf90 = bench_rf90(quick)
         for key, value in (await bench_rf90_table(quick)).items():  # nested figures merged
