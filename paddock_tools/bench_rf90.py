@@ -8,7 +8,9 @@ import tempfile
 import time
 from typing import Any
 
+from paddock_tools import bots, rf90_driver
 from paddock_tools.bench import bench_bot, bench_database, percentiles
+from paddock_tools.fakediscord import ALICE, BOB, InProcessDriver
 
 
 def bench_rf90(quick: bool) -> dict[str, Any]:
@@ -53,8 +55,6 @@ async def bench_rf90_table(quick: bool) -> dict[str, Any]:
     rules' robots): each decision's last click, from its arrival to the state stored and the
     activations' pictures posted ("press_ms"); the cockpit button's answer with its image
     ("cockpit_ms"); and the cockpit image alone."""
-    from paddock_tools import bots, rf90_driver
-    from paddock_tools.fakediscord import ALICE, BOB, InProcessDriver
     from renderer.rf90 import render_cockpit
 
     decisions = 12 if quick else 150
