@@ -468,8 +468,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = command(
         "bench",
         "measure speed and memory",
-        "Measure speed and memory (figures in DESIGN.md's budgets); progress on stderr, "
-        "the result on stdout.",
+        "Measure speed and memory (the budgets: docs/architecture.md; past runs: "
+        "docs/performance.md); progress on stderr, the result on stdout.",
     )
     p.add_argument("--quick", action="store_true", help="a shorter run (a minute or two)")
     p.add_argument(

@@ -1,4 +1,4 @@
-"""Self-tests for the offline Discord harness in ``tests/fakediscord``.
+"""Self-tests for the offline Discord harness in ``paddock_tools/fakediscord``.
 
 A tiny bot (defined below) is driven through discord.py's real machinery, first with the
 in-process driver and then against the loopback fake Discord server.
