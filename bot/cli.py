@@ -318,14 +318,14 @@ def _simulate_races(args: argparse.Namespace, game: object, options: dict) -> in
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from bot.demo import run_demo
+    from paddock_tools.demo import run_demo
 
     setup_logging("WARNING")
     return asyncio.run(run_demo(Path(args.out), seed=args.seed, rounds=args.rounds))
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from bot.bench import PART_NAMES, run_bench
+    from paddock_tools.bench import PART_NAMES, run_bench
 
     if args.mixed_seconds is not None and not 5 <= args.mixed_seconds <= 3600:
         print("bench: --mixed-seconds takes 5 to 3600 seconds", file=sys.stderr)
@@ -468,8 +468,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = command(
         "bench",
         "measure speed and memory",
-        "Measure speed and memory (figures in DESIGN.md's budgets); progress on stderr, "
-        "the result on stdout.",
+        "Measure speed and memory (the budgets: docs/architecture.md; past runs: "
+        "docs/performance.md); progress on stderr, the result on stdout.",
     )
     p.add_argument("--quick", action="store_true", help="a shorter run (a minute or two)")
     p.add_argument(

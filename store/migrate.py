@@ -12,7 +12,8 @@ import aiosqlite
 
 from store.errors import MigrationError, fault_problem
 
-MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
+# package data beside this module, so that an installed wheel finds them too
+MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 _NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 _CREATE_TABLE = (
     "CREATE TABLE IF NOT EXISTS schema_migrations ("

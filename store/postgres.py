@@ -2,7 +2,7 @@
 
 `PostgresStore` is built in layers like `SqliteStore`, one module each: the connection
 (store.postgres_connection: pool, migrations, faults), leagues (store.postgres_leagues),
-games and timers (store.postgres_games). Migrations are migrations/postgres/NNNN_name.sql.
+games and timers (store.postgres_games). Migrations: store/migrations/postgres/NNNN_name.sql.
 """
 
 from __future__ import annotations

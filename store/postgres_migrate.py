@@ -1,5 +1,5 @@
-"""Numbered PostgreSQL migrations (migrations/postgres/NNNN_name.sql), each applied once, each
-in its own transaction, safe when several processes start at once.
+"""Numbered PostgreSQL migrations (store/migrations/postgres/NNNN_name.sql), each applied once,
+each in its own transaction, safe when several processes start at once.
 
 The files carry the same numbers and names as the SQLite ones (store.migrate), so that
 `schema_migrations` reads the same on both databases.

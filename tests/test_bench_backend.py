@@ -12,8 +12,8 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from bot import bench
 from bot.cli import main
+from paddock_tools import bench
 from store import PostgresStore, SqliteStore
 
 
@@ -172,7 +172,7 @@ def test_bench_only_runs_the_parts_named(capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_mixed_rss_slope_is_megabytes_per_minute_of_samples_a_second_apart() -> None:
-    from bot.bench_mixed import _slope_per_min
+    from paddock_tools.bench_mixed import _slope_per_min
 
     assert _slope_per_min([200.0 + i / 2 for i in range(30)]) == 30.0  # +0.5 MB a second
     assert _slope_per_min([250.0, 251.0, 250.0, 251.0, 250.0, 251.0]) == round(60 / 35 * 3, 2)

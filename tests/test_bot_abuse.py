@@ -30,16 +30,14 @@ from typing import Any
 
 import pytest
 
-import tests.f1_driver as f1_driver
+import paddock_tools.f1_driver as f1_driver
 from bot.choices import decode
 from bot.components import shown
 from bot.errors import UNEXPECTED
 from bot.presenter import Loaded
-from rules.base import get_game
-from store.models import Seat
-from tests.bot_helpers import DAVE, ERIN, dump, make_bot, world
-from tests.f1_driver import play_one_click, settled, state_of
-from tests.fakediscord import (
+from paddock_tools.bots import DAVE, ERIN, make_bot, world
+from paddock_tools.f1_driver import play_one_click, settled, state_of
+from paddock_tools.fakediscord import (
     ALICE,
     BOB,
     CAROL,
@@ -49,7 +47,10 @@ from tests.fakediscord import (
     Calls,
     InProcessDriver,
 )
-from tests.fakediscord import payloads as pl
+from paddock_tools.fakediscord import payloads as pl
+from rules.base import get_game
+from store.models import Seat
+from tests.bot_helpers import dump
 from tests.test_bot_league import confirmed
 
 # Names that try to ping or to format -------------------------------------------------------

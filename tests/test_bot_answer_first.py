@@ -16,10 +16,9 @@ import pytest
 
 from bot.errors import STORE_DOWN
 from bot.table.lobby import RETRY_SECONDS
-from store.errors import StoreUnavailable
-from tests.bot_helpers import HeldWrites, dump, make_bot, world
-from tests.f1_driver import latest_with
-from tests.fakediscord import (
+from paddock_tools.bots import make_bot, world
+from paddock_tools.f1_driver import latest_with
+from paddock_tools.fakediscord import (
     ALICE,
     BOB,
     GENERAL_CHANNEL_ID,
@@ -27,7 +26,9 @@ from tests.fakediscord import (
     Calls,
     InProcessDriver,
 )
-from tests.fakediscord.backend import Call
+from paddock_tools.fakediscord.backend import Call
+from store.errors import StoreUnavailable
+from tests.bot_helpers import HeldWrites, dump
 
 
 @pytest.fixture

@@ -17,8 +17,9 @@ import pytest
 
 from bot.client import PaddockBot
 from bot.table.ending import ARCHIVE
-from tests.bot_helpers import dump, make_bot, world
-from tests.fakediscord import ALICE, BOB, InProcessDriver
+from paddock_tools.bots import make_bot, world
+from paddock_tools.fakediscord import ALICE, BOB, InProcessDriver
+from tests.bot_helpers import dump
 
 HOUR = 3600.0
 NOW = 1_900_000_000.0  # the bot's clock in these tests, so that due times are exact

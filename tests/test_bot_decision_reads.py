@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from paddock_tools.bots import make_bot, world
+from paddock_tools.fakediscord import ALICE, BOB, InProcessDriver
+from paddock_tools.rf90_driver import PRESENTER, USERS, encode, facets, loaded, path_to, prompt_of
 from rules.base import get_game
-from tests.bot_helpers import make_bot, world
-from tests.fakediscord import ALICE, BOB, InProcessDriver
-from tests.rf90_driver import PRESENTER, USERS, encode, facets, loaded, path_to, prompt_of
 
 
 async def test_a_cockpit_pick_reads_the_game_once_per_step(

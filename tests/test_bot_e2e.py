@@ -9,9 +9,9 @@ from pathlib import Path
 
 from PIL import Image
 
-from tests.bot_helpers import make_bot, world
-from tests.fakediscord import ALICE, BOB
-from tests.fakediscord.server import FakeDiscord
+from paddock_tools.bots import make_bot, world
+from paddock_tools.fakediscord import ALICE, BOB
+from paddock_tools.fakediscord.server import FakeDiscord
 
 
 async def test_league_create_and_standings_over_the_gateway(tmp_path: Path) -> None:

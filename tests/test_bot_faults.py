@@ -20,9 +20,8 @@ from typing import Any
 
 import pytest
 
-from rules.base import get_game
-from tests.bot_helpers import make_bot, world
-from tests.f1_driver import (
+from paddock_tools.bots import make_bot, world
+from paddock_tools.f1_driver import (
     buttons,
     latest_with,
     play_one_click,
@@ -30,10 +29,11 @@ from tests.f1_driver import (
     start_race,
     state_of,
 )
-from tests.fakediscord import ALICE, BOB, GENERAL_CHANNEL_ID, Call
-from tests.fakediscord import payloads as pl
-from tests.fakediscord.backend import UNKNOWN_INTERACTION
-from tests.fakediscord.server import FakeDiscord
+from paddock_tools.fakediscord import ALICE, BOB, GENERAL_CHANNEL_ID, Call
+from paddock_tools.fakediscord import payloads as pl
+from paddock_tools.fakediscord.backend import UNKNOWN_INTERACTION
+from paddock_tools.fakediscord.server import FakeDiscord
+from rules.base import get_game
 
 CALLBACK = r"^/interactions/\d+/[^/]+/callback$"
 NO_IMAGES = "I can't post images in this thread: give me Attach Files."
@@ -658,7 +658,7 @@ async def _running(fd: FakeDiscord, gid: int) -> bool:
 
 
 async def test_rf90_activations_without_attach_files_then_without_send(tmp_path: Path) -> None:
-    from tests.rf90_driver import PRESENTER, decide, loaded
+    from paddock_tools.rf90_driver import PRESENTER, decide, loaded
 
     async with bot_on_fake(tmp_path) as (fd, logs):
         payload = fd.slash_payload("rf90", "new", track="silverstone", turn_minutes=60, user=ALICE)

@@ -14,10 +14,10 @@ from typing import Any
 from discord import app_commands
 
 from bot.client import PaddockBot
-from tests.bot_helpers import make_bot, world
-from tests.f1_driver import play_one_click
-from tests.fakediscord import ALICE, BOB, GENERAL_CHANNEL_ID, Calls, InProcessDriver
-from tests.rf90_driver import PRESENTER, decide, loaded
+from paddock_tools.bots import make_bot, world
+from paddock_tools.f1_driver import play_one_click
+from paddock_tools.fakediscord import ALICE, BOB, GENERAL_CHANNEL_ID, Calls, InProcessDriver
+from paddock_tools.rf90_driver import PRESENTER, decide, loaded
 
 ONE_LINE = re.compile(r"[^\n]+")
 # Commands that open a new game, or tell the rules: not about the game of this place.

@@ -11,8 +11,8 @@ import discord
 from discord import app_commands
 
 from bot.cogs.help import DISCORD_SECTION, PLAY_DIR, discord_summary
-from tests.bot_helpers import make_bot, world
-from tests.fakediscord import ALICE, InProcessDriver
+from paddock_tools.bots import make_bot, world
+from paddock_tools.fakediscord import ALICE, InProcessDriver
 
 # what the issue asks /help to cover (the admin commands in a group of their own)
 GROUPS = {"f1", "pit", "rf90", "league", "league-admin", "games", "help"}

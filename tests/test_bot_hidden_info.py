@@ -38,6 +38,12 @@ from bot.cogs.waddington import WaddingtonPresenter
 from bot.components import shown
 from bot.presenter import Frame, Image, Loaded, Presenter
 from bot.table.moves import forced as forced_action
+from paddock_tools.bots import make_bot, world
+from paddock_tools.f1_driver import buttons, latest_with, seat_user, start_race, state_of
+from paddock_tools.fakediscord import ALICE, GENERAL_CHANNEL_ID, RACES_CHANNEL_ID, InProcessDriver
+from paddock_tools.fakediscord.backend import _walk_components
+from paddock_tools.rf90_driver import PRESENTER as RF90_PRESENTER
+from paddock_tools.rf90_driver import decide, loaded
 from rules.base import Action, GameState, get_game
 from rules.pitformula.coords import SLOT_PART
 from rules.rf90 import ChooseSetup, DuelCards, Mulligan, Qualify
@@ -45,12 +51,6 @@ from rules.rf90 import catalog as rf90_catalog
 from rules.rf90.state import FUEL_TURNS, ROBOT_SEAT, PlayCards
 from rules.waddington import PlayTactic, Proceed, WaddingtonState, catalog
 from store.models import GameRecord, Seat
-from tests.bot_helpers import make_bot, world
-from tests.f1_driver import buttons, latest_with, seat_user, start_race, state_of
-from tests.fakediscord import ALICE, GENERAL_CHANNEL_ID, RACES_CHANNEL_ID, InProcessDriver
-from tests.fakediscord.backend import _walk_components
-from tests.rf90_driver import PRESENTER as RF90_PRESENTER
-from tests.rf90_driver import decide, loaded
 from tests.test_bot_rf90_thread import (
     assert_every_line_once,
     logged_events,

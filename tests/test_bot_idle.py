@@ -8,9 +8,9 @@ import time
 from pathlib import Path
 
 from bot.table.ending import ARCHIVE
-from tests.bot_helpers import make_bot, world
-from tests.f1_driver import buttons, settled
-from tests.fakediscord import ALICE, BOB, InProcessDriver
+from paddock_tools.bots import make_bot, world
+from paddock_tools.f1_driver import buttons, settled
+from paddock_tools.fakediscord import ALICE, BOB, InProcessDriver
 
 
 async def wait_status(d: InProcessDriver, gid: int, status: str) -> None:

@@ -12,10 +12,11 @@ import pytest
 from PIL import Image
 
 from bot.errors import UNEXPECTED
-from tests.bot_helpers import DAVE, ERIN, LEAGUE_ROLE_ID, dump, make_bot, world
-from tests.fakediscord import ALICE, BOB, CAROL, GUILD_ID, Calls, FakeUser, InProcessDriver
-from tests.fakediscord.backend import Call
-from tests.fakediscord.payloads import component_payload
+from paddock_tools.bots import DAVE, ERIN, LEAGUE_ROLE_ID, make_bot, world
+from paddock_tools.fakediscord import ALICE, BOB, CAROL, GUILD_ID, Calls, FakeUser, InProcessDriver
+from paddock_tools.fakediscord.backend import Call
+from paddock_tools.fakediscord.payloads import component_payload
+from tests.bot_helpers import dump
 
 
 @pytest.fixture

@@ -9,10 +9,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tests.bot_helpers import dump, make_bot, world
-from tests.f1_driver import play_one_click
-from tests.fakediscord import ALICE, BOB, InProcessDriver
-from tests.fakediscord import payloads as pl
+from paddock_tools.bots import make_bot, world
+from paddock_tools.f1_driver import play_one_click
+from paddock_tools.fakediscord import ALICE, BOB, InProcessDriver
+from paddock_tools.fakediscord import payloads as pl
+from tests.bot_helpers import dump
 
 SEQ = re.compile(r"^`(\d+)` ", re.MULTILINE)
 INVALID = "This button is no longer valid."
@@ -25,7 +26,7 @@ def thread_of(d: InProcessDriver, thread_id: int | None) -> int:
 
 
 def page_buttons(message: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    from tests.fakediscord.backend import _walk_components
+    from paddock_tools.fakediscord.backend import _walk_components
 
     return {
         c["label"]: c

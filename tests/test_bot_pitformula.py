@@ -11,12 +11,13 @@ from typing import Any
 
 import pytest
 
+from paddock_tools.bots import make_bot, world
+from paddock_tools.fakediscord import ALICE, BOB, Calls, InProcessDriver
+from paddock_tools.fakediscord.backend import UNKNOWN_INTERACTION
 from rules.base import get_game
 from rules.pitformula import Clear, Fix, Retire, Reveal, TakeFlag, coord_of, slot_of
 from store.verify import verify_store
-from tests.bot_helpers import dump, make_bot, world
-from tests.fakediscord import ALICE, BOB, Calls, InProcessDriver
-from tests.fakediscord.backend import UNKNOWN_INTERACTION
+from tests.bot_helpers import dump
 
 USERS = {ALICE.id: ALICE, BOB.id: BOB}
 PARTS = {"t1": "t1", "t2": "t2", "t3": "t3", "t4": "t4", "w": "w", "g": "g", "e": "e"}
@@ -208,7 +209,7 @@ async def test_solo_stopwatch_runs_out(driver: InProcessDriver) -> None:
 async def test_typed_shorthand_goes_through_the_same_rules_call(
     driver: InProcessDriver,
 ) -> None:
-    from tests.fakediscord import payloads as pl
+    from paddock_tools.fakediscord import payloads as pl
 
     await driver.slash("pit", "start", players=f"<@{BOB.id}>", races=1, user=ALICE)
     record, game, state = await current(driver)

@@ -15,9 +15,10 @@ import pytest
 
 from bot.client import PaddockBot
 from bot.errors import UNEXPECTED
-from tests.bot_helpers import ERIN, dump, make_bot, world
-from tests.fakediscord import ALICE, BOB, CAROL, Calls, InProcessDriver
-from tests.fakediscord import payloads as pl
+from paddock_tools.bots import ERIN, make_bot, world
+from paddock_tools.fakediscord import ALICE, BOB, CAROL, Calls, InProcessDriver
+from paddock_tools.fakediscord import payloads as pl
+from tests.bot_helpers import dump
 
 ONE_LINE = re.compile(r"[^\n]+")
 # What pydantic or Python says, never a player: validation wording, type names, tracebacks.

@@ -21,16 +21,12 @@ import pytest
 from bot.choices import PAGE, decode, encode, narrow, path_to
 from bot.cogs.rf90 import facets
 from bot.presenter import Loaded
-from rules.base import get_game
-from rules.rf90 import DuelCards, DuelDeclare, PitStop, StartTurn, catalog
-from store import SqliteStore
-from store.verify import verify_store
-from tests.bot_helpers import dump, make_bot, world
-from tests.fakediscord import ALICE, BOB, InProcessDriver
-from tests.fakediscord import payloads as pl
-from tests.fakediscord.backend import _walk_components
-from tests.fakediscord.process import BotProcess, RemoteFakeDiscord
-from tests.rf90_driver import (
+from paddock_tools.bots import make_bot, world
+from paddock_tools.fakediscord import ALICE, BOB, InProcessDriver
+from paddock_tools.fakediscord import payloads as pl
+from paddock_tools.fakediscord.backend import _walk_components
+from paddock_tools.fakediscord.process import BotProcess, RemoteFakeDiscord
+from paddock_tools.rf90_driver import (
     PRESENTER,
     custom_ids,
     decide,
@@ -39,6 +35,11 @@ from tests.rf90_driver import (
     seed_of,
     with_seed,
 )
+from rules.base import get_game
+from rules.rf90 import DuelCards, DuelDeclare, PitStop, StartTurn, catalog
+from store import SqliteStore
+from store.verify import verify_store
+from tests.bot_helpers import dump
 
 ONE_LINE = re.compile(r"[^\n]+")
 

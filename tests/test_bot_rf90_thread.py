@@ -14,13 +14,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from paddock_tools.bots import make_bot, world
+from paddock_tools.fakediscord import ALICE, BOB, InProcessDriver
+from paddock_tools.fakediscord.process import BotProcess, RemoteFakeDiscord
+from paddock_tools.rf90_driver import PRESENTER, decide, loaded, prompt_of, seed_of, with_seed
 from rules.base import get_game
 from store import SqliteStore
 from store.verify import verify_store
-from tests.bot_helpers import make_bot, world
-from tests.fakediscord import ALICE, BOB, InProcessDriver
-from tests.fakediscord.process import BotProcess, RemoteFakeDiscord
-from tests.rf90_driver import PRESENTER, decide, loaded, prompt_of, seed_of, with_seed
 from tests.test_bot_rf90_life import open_race, remote_decide, remote_settled, to_the_duel
 
 SEED = 4242

@@ -17,10 +17,8 @@ import pytest
 
 from bot.cogs.waddington import WaddingtonPresenter
 from bot.table.ending import ARCHIVE
-from rules.base import get_game
-from store import SqliteStore
-from tests.bot_helpers import dump, make_bot, world
-from tests.f1_driver import (
+from paddock_tools.bots import make_bot, world
+from paddock_tools.f1_driver import (
     buttons,
     latest_with,
     play_one_click,
@@ -29,9 +27,12 @@ from tests.f1_driver import (
     start_race,
     state_of,
 )
-from tests.fakediscord import ALICE, BOB, CAROL, RACES_CHANNEL_ID, InProcessDriver
-from tests.fakediscord import payloads as pl
-from tests.fakediscord.process import BotProcess, RemoteFakeDiscord
+from paddock_tools.fakediscord import ALICE, BOB, CAROL, RACES_CHANNEL_ID, InProcessDriver
+from paddock_tools.fakediscord import payloads as pl
+from paddock_tools.fakediscord.process import BotProcess, RemoteFakeDiscord
+from rules.base import get_game
+from store import SqliteStore
+from tests.bot_helpers import dump
 
 PRESENTER = WaddingtonPresenter()
 INVALID = "This button is no longer valid."

@@ -11,10 +11,10 @@ import pytest
 
 from bot import timers
 from bot.timers import TimerManager
+from paddock_tools.bots import make_bot, world
+from paddock_tools.fakediscord import InProcessDriver
 from store import SqliteStore
 from store.models import Shards, Timer
-from tests.bot_helpers import make_bot, world
-from tests.fakediscord import InProcessDriver
 
 
 async def test_timers_fire_in_order_and_once(tmp_path: Path) -> None:

@@ -9,10 +9,11 @@ import json
 from pathlib import Path
 
 from bot.table.ending import ARCHIVE
+from paddock_tools.bots import make_bot, world
+from paddock_tools.f1_driver import latest_with, play_one_click, seat_user, settled, state_of
+from paddock_tools.fakediscord import ALICE, BOB, CAROL, InProcessDriver
 from store.verify import verify_store
-from tests.bot_helpers import dump, make_bot, world
-from tests.f1_driver import latest_with, play_one_click, seat_user, settled, state_of
-from tests.fakediscord import ALICE, BOB, CAROL, InProcessDriver
+from tests.bot_helpers import dump
 
 
 async def test_full_race_two_users_and_a_robot(tmp_path: Path) -> None:

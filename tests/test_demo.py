@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from bot.demo import run_demo
+from paddock_tools.demo import run_demo
 
 
 async def test_demo_writes_standings_race_images_and_a_verified_database(
@@ -49,7 +49,7 @@ def _activations(seed: int, track: str, turn: int) -> list[int]:
 
 
 def test_demo_output_never_wipes_a_folder_it_did_not_write(tmp_path: Path) -> None:
-    from bot.demo import MARK, clear_output
+    from paddock_tools.demo import MARK, clear_output
 
     work = tmp_path / "work"
     work.mkdir()

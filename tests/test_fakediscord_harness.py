@@ -1,4 +1,4 @@
-"""Self-tests for the offline Discord harness in ``tests/fakediscord``.
+"""Self-tests for the offline Discord harness in ``paddock_tools/fakediscord``.
 
 A tiny bot (defined below) is driven through discord.py's real machinery, first with the
 in-process driver and then against the loopback fake Discord server.
@@ -16,7 +16,7 @@ from discord import app_commands
 from discord.ext import commands
 from PIL import Image
 
-from tests.fakediscord import (
+from paddock_tools.fakediscord import (
     ALICE,
     BOB,
     GENERAL_CHANNEL_ID,
@@ -26,7 +26,7 @@ from tests.fakediscord import (
     HTTPError,
     InProcessDriver,
 )
-from tests.fakediscord.server import FakeDiscord
+from paddock_tools.fakediscord.server import FakeDiscord
 
 # --------------------------------------------------------------------------- the demo bot
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.bot_helpers import world
-from tests.fakediscord import ALICE, BOB, Call
-from tests.fakediscord.process import BotGone, BotProcess, RemoteFakeDiscord
+from paddock_tools.bots import world
+from paddock_tools.fakediscord import ALICE, BOB, Call
+from paddock_tools.fakediscord.process import BotGone, BotProcess, RemoteFakeDiscord
 
 MESSAGE_CONTENT_INTENT = 1 << 15
 

@@ -23,11 +23,11 @@ import aiohttp
 import asyncpg
 import discord
 
+from paddock_tools import bots as bot_helpers
+from paddock_tools.fakediscord import ALICE, BOB, FakeDiscord, World
+from paddock_tools.fakediscord import payloads as pl
+from paddock_tools.fakediscord.process import BotGone, BotProcess, RemoteFakeDiscord
 from store import Store, open_store
-from tests import bot_helpers
-from tests.fakediscord import ALICE, BOB, FakeDiscord, World
-from tests.fakediscord import payloads as pl
-from tests.fakediscord.process import BotGone, BotProcess, RemoteFakeDiscord
 from tests.test_bot_table import remote_click, remote_settled
 
 # The world's own guild is on shard 1 of 2; a second guild on shard 0.

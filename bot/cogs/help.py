@@ -21,7 +21,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("paddock.help")
 
-PLAY_DIR = Path(__file__).resolve().parents[2] / "docs" / "play"
+# The players' pages: an installed wheel's copy (setup.py puts docs/play/ into the package),
+# else the checkout's own docs/play/.
+_PLAY_DIRS = (
+    Path(__file__).resolve().parents[1] / "docs" / "play",
+    Path(__file__).resolve().parents[2] / "docs" / "play",
+)
+PLAY_DIR = next((d for d in _PLAY_DIRS if d.is_dir()), _PLAY_DIRS[-1])
 LEAGUES_PAGE = "leagues"  # the page for /league, /league-admin and /games
 DISCORD_SECTION = re.compile(r"<!-- discord -->\n(.*?)\n<!-- /discord -->", re.DOTALL)
 # what a summary may take: it must fit a message, not only an embed
@@ -41,7 +47,7 @@ def discord_summary(kind: str) -> str:
         found = DISCORD_SECTION.search(path.read_text(encoding="utf-8"))
     except OSError:
         found = None
-    if found is None:  # e.g. an install without docs/: still answer, in one line
+    if found is None:  # e.g. a build without docs/play/: still answer, in one line
         log.warning("no Discord summary in %s", path)
         return f"See `{play_page(kind)}` in Paddock's repository."
     return found.group(1).strip()[:MESSAGE_LIMIT]

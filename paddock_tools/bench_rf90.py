@@ -1,6 +1,6 @@
 """`paddock bench`'s RF90 parts: a robot-driven race's apply time and track image, an
 /rf90 race driven through the cockpit (press to pictures, the cockpit), and the replay.
-Run by `bot.bench` ("rf90")."""
+Run by `paddock_tools.bench` ("rf90")."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ import tempfile
 import time
 from typing import Any
 
-from bot.bench import _driver_modules, bench_bot, bench_database, percentiles
+from paddock_tools import bots, rf90_driver
+from paddock_tools.bench import bench_bot, bench_database, percentiles
+from paddock_tools.fakediscord import ALICE, BOB, InProcessDriver
 
 
 def bench_rf90(quick: bool) -> dict[str, Any]:
@@ -55,16 +57,12 @@ async def bench_rf90_table(quick: bool) -> dict[str, Any]:
     ("cockpit_ms"); and the cockpit image alone."""
     from renderer.rf90 import render_cockpit
 
-    bot_helpers, _ = _driver_modules()
-    from tests import rf90_driver
-    from tests.fakediscord import ALICE, BOB, InProcessDriver
-
     decisions = 12 if quick else 150
     timings: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         async with bench_database(tmp, "rf90") as url:
             bot = bench_bot(url)
-            async with InProcessDriver(bot, bot_helpers.world(), timeout=30) as driver:
+            async with InProcessDriver(bot, bots.world(), timeout=30) as driver:
                 await bot.images_warm
                 while len(timings.get("press", [])) < decisions:
                     before = {g.id for g in await bot.store.list_games()}

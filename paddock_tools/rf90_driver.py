@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any, cast
 from bot.choices import PAGE, encode, path_to
 from bot.cogs.rf90 import RF90Presenter, facets
 from bot.presenter import Loaded
+from paddock_tools.fakediscord import ALICE, BOB, CAROL, InProcessDriver
+from paddock_tools.fakediscord.backend import _walk_components
 from rules.base import get_game
-from tests.fakediscord import ALICE, BOB, CAROL, InProcessDriver
-from tests.fakediscord.backend import _walk_components
 
 if TYPE_CHECKING:
     from bot.client import PaddockBot

@@ -3,14 +3,12 @@ one bot, each driven by simulated users pausing 1-4 s before each interaction; e
 interaction timed from dispatch to its answer and to its move done, answers after Discord's
 3 s deadline counted. The bot runs as `paddock run` runs it, in a process of its own, over
 the loopback fake Discord of this one (its HTTP server and gateway), so that the RSS and the
-CPU time sampled are the bot's alone. Run by `bot.bench` ("mixed")."""
+CPU time sampled are the bot's alone. Run by `paddock_tools.bench` ("mixed")."""
 
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
-import dataclasses
 import itertools
 import os
 import random
@@ -18,250 +16,36 @@ import re
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bot.bench import (
-    _driver_modules,
+from paddock_tools import bots, f1_driver, rf90_driver
+from paddock_tools.bench import (
     _progress,
     _progress_count,
     bench_database,
     percentiles,
     rss_mb,
 )
+from paddock_tools.bench_watch import DEADLINE_S, WAIT_S, Place, Sent, Watch, has_button
+from paddock_tools.fakediscord import payloads as pl
+from paddock_tools.fakediscord.base import ErrorCapture
+from paddock_tools.fakediscord.process import BotProcess, RemoteFakeDiscord
 
 MIXED_GAMES = {"waddington": 150, "rf90": 25, "pitformula": 25}
 MIXED_GAMES_QUICK = {"waddington": 14, "rf90": 3, "pitformula": 3}
 MIXED_SECONDS, MIXED_SECONDS_QUICK = 60.0, 15.0
 THINK_S = (1.0, 4.0)  # a simulated user's pause before each interaction
-DEADLINE_S = 3.0  # Discord's: an interaction not answered by then fails for its user
-WAIT_S = 30.0  # how long a simulated user waits for an answer or a prompt before giving up
-KEEP_S = 2 * WAIT_S  # what the fake and the users keep of older interactions is let go
-KEEP_PER_CHANNEL = 8  # a channel's newest messages are kept however old
-
-
-@dataclasses.dataclass
-class _Sent:
-    """One interaction a simulated user sent, and what the fake Discord saw of it."""
-
-    kind: str
-    at: float
-    what: str  # the button's custom_id or the command, for the report of one never answered
-    answered: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
-    answer_at: float | None = None
-    answer_type: int | None = None  # the callback's type: 4 message, 5/6 deferred, 7 update
-    message: dict[str, Any] | None = None  # the message the answer made or edited
-    done_at: float | None = None
-    # What the user saw of it: the answer's message, or the deferred answer's content when
-    # it came (a "thinking" answer edited); a refusal after a deferred click (an ephemeral
-    # followup) shows too, and marks it refused.
-    shown: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
-    shown_at: float | None = None
-    shown_message: dict[str, Any] | None = None  # the message it showed first
-    refused: bool = False
-
-    def show(self, at: float, message: dict[str, Any] | None, *, refused: bool = False) -> None:
-        if self.shown_at is None:
-            self.shown_at, self.shown_message = at, message
-        self.refused = self.refused or refused
-        self.shown.set()
-
-
-@dataclasses.dataclass(slots=True)
-class _Timing:
-    """What the report needs of an interaction once its user is long done with it."""
-
-    kind: str
-    at: float
-    answer_at: float | None
-    what: str  # kept only for one answered late or never
-
-
-def _walk(components: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    for component in components:
-        yield component
-        yield from _walk(component.get("components") or [])
-
-
-def _has_button(message: dict[str, Any] | None, custom_id: str) -> bool:
-    """Whether the message (as the fake holds it) shows this button."""
-    components = (message or {}).get("components") or []
-    return any(c.get("custom_id") == custom_id for c in _walk(components))
-
-
-def _what(payload: dict[str, Any]) -> str:
-    data = payload.get("data") or {}
-    if "custom_id" in data:
-        return str(data["custom_id"])
-    names, options = [str(data.get("name"))], data.get("options") or []
-    while options and options[0].get("type") in (1, 2):  # subcommand (group)
-        names.append(str(options[0]["name"]))
-        options = options[0].get("options") or []
-    return "/" + " ".join(names)
 
 
 class _NotStarted(Exception):
     """A game the simulated users could not start: what failed."""
 
 
-@dataclasses.dataclass
-class _Place:
-    """A game's thread or channel: the newest call there carrying its prompt's buttons."""
-
-    prefix: str  # custom_id prefix of the prompt's buttons
-    suffix: str = ""  # ... and suffix, for a place awaited (its channel not known yet)
-    prompt: dict[str, Any] | None = None
-    prompt_at: float = 0.0
-    prompted: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
-
-    def shows(self, custom_id: str) -> bool:
-        """Whether the prompt as the fake holds it has this button. (A user clicks only what
-        a message shows: discord.py drops, unanswered, a click on a button the message no
-        longer has, e.g. the race message of a race just over, before the next is posted.)"""
-        return _has_button(self.prompt, custom_id)
-
-
-class _Watch:
-    """Reads the fake Discord's calls as they come (timed by the fake as it received them):
-    each interaction's first answer, and each game's prompts. What the fake keeps is let go
-    once no one can need it (the calls read, the images, the gateway frames sent,
-    interactions and messages minutes old), so that this process stays small over a long
-    run."""
-
-    def __init__(self, fd: Any) -> None:
-        self.fd, self.backend = fd, fd.backend
-        self.by_token: dict[str, _Sent] = {}
-        self.timings: list[_Timing] = []  # of the interactions let go
-        self.places: dict[int, _Place] = {}
-        self.awaited: list[_Place] = []  # new games' places, their thread not yet known
-        self.http_errors: dict[str, int] = {}
-        # lobbies posted (game id -> its message), until their users take them
-        self._lobbies: dict[int, dict[str, Any]] = {}
-        self._lobby_posted: collections.defaultdict[int, asyncio.Event] = collections.defaultdict(
-            asyncio.Event
-        )
-        self._tokens: collections.deque[tuple[float, str, _Sent]] = collections.deque()
-        self._posted: dict[int, collections.deque[tuple[float, int]]] = {}  # per channel
-
-    async def dispatch(self, payload: dict[str, Any], kind: str) -> _Sent:
-        """The interaction sent to the bot over the gateway, as Discord sends it."""
-        self.backend.register_interaction(payload)
-        sent = _Sent(kind, time.perf_counter(), what=_what(payload))
-        self.by_token[payload["token"]] = sent
-        self._tokens.append((sent.at, payload["token"], sent))
-        await self.fd.push("INTERACTION_CREATE", payload)
-        return sent
-
-    def poll(self) -> None:
-        calls = self.backend.calls
-        count = len(calls)
-        for call in calls[:count]:
-            self._see(call)
-            call.files.clear()
-        del calls[:count]
-        self.backend.attachments.clear()
-        self.fd.dispatched.clear()  # kept for a RESUME; the bench drops no connection
-        for session in self.fd.sessions.values():
-            session.sent.clear()
-        self._let_go(time.perf_counter() - KEEP_S)
-
-    def _let_go(self, before: float) -> None:
-        """Interactions sent before `before` (their users gave up waiting long ago) and the
-        channels' messages posted then, but a channel's last few (a race message or a prompt
-        the bot may still edit): Discord keeps those, not the bot's process. An edit of a
-        message let go would show as a 404 in `http_errors`."""
-        while self._tokens and self._tokens[0][0] < before:
-            _, token, sent = self._tokens.popleft()
-            self.backend.interactions.pop(token, None)
-            self.by_token.pop(token, None)
-            self.timings.append(_timing(sent))
-        for posted in self._posted.values():
-            while len(posted) > KEEP_PER_CHANNEL and posted[0][0] < before:
-                self.backend.messages.pop(posted.popleft()[1], None)
-
-    def all_timings(self) -> list[_Timing]:
-        """Every interaction sent, in order."""
-        return [*self.timings, *(_timing(sent) for _, _, sent in self._tokens)]
-
-    def _see(self, call: Any) -> None:
-        path = call.path
-        parts = path.split("/")
-        if call.method == "POST" and call.status < 400 and call.message is not None:
-            # a message made: a channel's, an interaction's answer or a follow-up
-            posted = self._posted.setdefault(int(call.message["channel_id"]), collections.deque())
-            posted.append((call.at, int(call.message["id"])))
-        if call.status >= 400:
-            key = f"{call.status} {call.method} /{parts[1]}"
-            self.http_errors[key] = self.http_errors.get(key, 0) + 1
-        if parts[1] == "interactions" and len(parts) > 3:
-            sent = self.by_token.get(parts[3])
-            if sent is not None and sent.answer_at is None:
-                sent.answer_at, sent.message = call.at, call.message
-                sent.answer_type = int((call.json or {}).get("type") or 0)
-                sent.answered.set()
-                if sent.answer_type in (4, 7):
-                    # a message as the answer: private, a refusal; public, a command's result
-                    private = bool(int((call.message or {}).get("flags") or 0) & 64)
-                    sent.show(call.at, call.message, refused=sent.answer_type == 4 and private)
-        elif parts[1] == "webhooks" and len(parts) > 3 and call.status < 400:
-            sent = self.by_token.get(parts[3])
-            if sent is not None and call.message is not None:
-                followup = call.method == "POST" and len(parts) == 4
-                if followup and int(call.message.get("flags") or 0) & 64:
-                    sent.show(call.at, call.message, refused=True)
-                elif followup or (call.method == "PATCH" and parts[-1] == "@original"):
-                    sent.show(call.at, call.message)  # a deferred answer's result
-        elif parts[1] == "channels" and len(parts) > 3 and parts[3] == "messages":
-            if call.method == "POST" and call.status < 400 and call.message is not None:
-                self._lobby(call)
-            place = self.places.get(int(parts[2])) or self._found(int(parts[2]), call)
-            if (
-                place is not None
-                and call.status < 400
-                and call.message is not None
-                and any(c.startswith(place.prefix) for c in call.custom_ids)
-            ):
-                place.prompt, place.prompt_at = call.message, call.at
-                place.prompted.set()
-
-    def _lobby(self, call: Any) -> None:
-        """A race's lobby posted (its Join button names the game)."""
-        for custom_id in call.custom_ids:
-            parts = custom_id.split(":")
-            if parts[:2] in (["pd", "f1"], ["pd", "rf90"]) and parts[-1] == "join":
-                self._lobbies[int(parts[2])] = call.message
-                self._lobby_posted[int(parts[2])].set()
-
-    async def lobby(self, gid: int) -> dict[str, Any] | None:
-        """Game `gid`'s lobby message once posted (taken: asked once a game), or None."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._lobby_posted[gid].wait(), WAIT_S)
-        self._lobby_posted.pop(gid, None)
-        return self._lobbies.pop(gid, None)
-
-    def _found(self, channel: int, call: Any) -> _Place | None:
-        """An awaited place whose buttons this message carries, now known by its channel."""
-        for place in self.awaited:
-            if call.status < 400 and any(
-                c.startswith(place.prefix) and c.endswith(place.suffix) for c in call.custom_ids
-            ):
-                self.awaited.remove(place)
-                self.places[channel] = place
-                return place
-        return None
-
-    async def run(self, stop: asyncio.Event) -> None:
-        while not stop.is_set():
-            self.poll()
-            await asyncio.sleep(0.005)
-        self.poll()
-
-
 class _Users:
     """The simulated users of the mixed load: each game's loop, seeded, until `until`."""
 
-    def __init__(self, watch: _Watch, driver: Any, reader: Any, until: float, seed: int) -> None:
+    def __init__(self, watch: Watch, driver: Any, reader: Any, until: float, seed: int) -> None:
         self.watch, self.driver, self.until, self.seed = watch, driver, until, seed
         self.reader = reader  # a store of the users' own: their reads queue not on the bot's
         self.done_ms: dict[str, list[float]] = {}
@@ -270,7 +54,7 @@ class _Users:
         self.finished = 0  # games over during the run
         self.renewed = 0  # games started during the run in the place of those over
         self.not_renewed: dict[str, int] = {}  # ... whose start failed, by what failed
-        self.asked: list[tuple[str, _Sent]] = []  # the games' starting interactions
+        self.asked: list[tuple[str, Sent]] = []  # the games' starting interactions
         self._races = itertools.count()
 
     async def rf90_loaded(self, gid: int) -> Any:
@@ -289,26 +73,24 @@ class _Users:
         await asyncio.sleep(rng.uniform(*THINK_S))
         return self.running()
 
-    async def answer(self, sent: _Sent) -> bool:
+    async def answer(self, sent: Sent) -> bool:
         """Wait for the interaction's first answer; False when it never came."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(sent.answered.wait(), WAIT_S)
         return sent.answer_at is not None
 
-    async def seen(self, sent: _Sent) -> bool:
+    async def seen(self, sent: Sent) -> bool:
         """Wait for what the interaction shows its user; False when it never came."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(sent.shown.wait(), WAIT_S)
         return sent.shown_at is not None and sent.message is not None
 
-    def done(self, sent: _Sent, at: float | None) -> None:
+    def done(self, sent: Sent, at: float | None) -> None:
         if at is not None:
             sent.done_at = at
             self.done_ms.setdefault(sent.kind, []).append((at - sent.at) * 1000)
 
-    async def prompted(
-        self, place: _Place, after: float, sent: _Sent | None = None
-    ) -> float | None:
+    async def prompted(self, place: Place, after: float, sent: Sent | None = None) -> float | None:
         """When the game's next prompt came (after `after`), or None (also when the move
         `sent` was refused meanwhile)."""
         give_up = time.perf_counter() + WAIT_S
@@ -349,7 +131,7 @@ class _Users:
 
     async def _ask(
         self, kind: str, payload: dict[str, Any], what: str, go: asyncio.Event | None = None
-    ) -> _Sent:
+    ) -> Sent:
         """A lobby's interaction, timed as any other, once answered and its result shown
         (a deferred answer's comes after it); sent once `go` is set, if given."""
         if go is not None:
@@ -368,7 +150,7 @@ class _Users:
             raise _NotStarted(f"{what} refused: {text}")
         return sent
 
-    async def _posted(self, place: _Place, what: str) -> _Place:
+    async def _posted(self, place: Place, what: str) -> Place:
         """The place (its channel not known yet, awaited since) once the bot has posted there
         a message with a button of its prefix and suffix."""
         if not await self.prompted(place, 0.0) or place.prompt is None:
@@ -386,7 +168,6 @@ class _Users:
         started in the place of those over go through here alike; `go`: the game's first
         command waits for it (a burst: all sent at one instant), its lobby's clicks follow
         as soon as each is shown."""
-        from tests.fakediscord import payloads as pl
 
         fd, world = self.driver, self.driver.world
         if kind == "pitformula":
@@ -397,7 +178,7 @@ class _Users:
             record = await self.reader.find_game("pitformula", channel_id=channel)
             if record is None:
                 raise _NotStarted("no game after /pit start")
-            place = self.watch.places[channel] = _Place(f"pd:pit:{record.id}:cards")
+            place = self.watch.places[channel] = Place(f"pd:pit:{record.id}:cards")
             if await self.prompted(place, 0.0) is None:
                 raise _NotStarted("no race message posted")
             return record.id, channel
@@ -419,7 +200,7 @@ class _Users:
             raise _NotStarted("no lobby posted")
         thread = int(lobby["channel_id"])
         self.watch.places.pop(thread, None)  # the thread's prompts are awaited next
-        place = _Place(f"pd:f1:{gid}:act:" if kind == "waddington" else f"pd:rf90:{gid}:cockpit")
+        place = Place(f"pd:f1:{gid}:act:" if kind == "waddington" else f"pd:rf90:{gid}:cockpit")
         self.watch.awaited.append(place)
         prompt = asyncio.create_task(self._posted(place, "first prompt"))
         try:
@@ -434,12 +215,10 @@ class _Users:
                 self.watch.awaited.remove(place)
         return gid, thread
 
-    async def f1(self, gid: int, place: _Place, index: int) -> None:
+    async def f1(self, gid: int, place: Place, index: int) -> None:
         """A /f1 race's two drivers: the driver pinged clicks one of the prompt's buttons
         (seeded), then waits for the next prompt ("done": state stored, board and prompt
         posted)."""
-        from tests import f1_driver
-        from tests.fakediscord import payloads as pl
 
         rng = random.Random(self.seed * 1000 + index)
         store = self.reader
@@ -475,14 +254,12 @@ class _Users:
                     return
                 self.stuck += 1
 
-    async def rf90(self, gid: int, place: _Place, index: int) -> None:
+    async def rf90(self, gid: int, place: Place, index: int) -> None:
         """An /rf90 race's drivers: the one waited for opens the cockpit and answers its
         questions down to what the seat policy would choose, a pause before each click;
         "done" is the cockpit's answer, and for the decision's last click the next prompt."""
         from bot.choices import PAGE, encode, path_to
         from bot.cogs.rf90 import facets
-        from tests import rf90_driver
-        from tests.fakediscord import payloads as pl
 
         rng = random.Random(self.seed * 1000 + index)
         while await self.think(rng):
@@ -540,13 +317,12 @@ class _Users:
                         return
                     self.stuck += 1
 
-    async def pit(self, gid: int, place: _Place, channel: int, seat: int, index: int) -> None:
+    async def pit(self, gid: int, place: Place, channel: int, seat: int, index: int) -> None:
         """A Pit Formula crew: the repair (or reveal, flag, clear, retire) its robot would
         make, as /pit commands and the race message's buttons; "done" is the answer, which
         comes once the action is stored."""
         from rules.base import get_game
         from rules.pitformula import Clear, Fix, Retire, Reveal, TakeFlag
-        from tests.fakediscord import payloads as pl
 
         game = get_game("pitformula")
         store = self.reader
@@ -596,7 +372,7 @@ class _Users:
                 if not await self.think(rng):
                     return
                 custom_id = f"pd:pit:{gid}:reveal:{card}"
-                if not _has_button(cards, custom_id):
+                if not has_button(cards, custom_id):
                     break  # a new race's cards (the robot chose from the race before)
                 payload = pl.component_payload(
                     self.driver.world, custom_id, message=cards, user=user
@@ -635,14 +411,9 @@ async def bench_mixed(
     how their opening interactions were answered (`_burst_report`)."""
     from store import open_store
 
-    bot_helpers, _ = _driver_modules()
-    from tests.fakediscord import payloads as pl
-    from tests.fakediscord.base import ErrorCapture
-    from tests.fakediscord.process import BotProcess, RemoteFakeDiscord
-
     counts = games or (MIXED_GAMES_QUICK if quick else MIXED_GAMES)
     seconds = seconds or (MIXED_SECONDS_QUICK if quick else MIXED_SECONDS)
-    world = bot_helpers.world()
+    world = bots.world()
     pit_channels = [pl.RACES_CHANNEL_ID + 1000 + i for i in range(counts.get("pitformula", 0))]
     for i, cid in enumerate(pit_channels):
         world.add_channel(pl.text_channel_payload(cid, f"pit-{i}"))
@@ -660,7 +431,7 @@ async def bench_mixed(
             async with BotProcess(fd, db, warm=True, ready_timeout=180) as bot:
                 assert bot.proc is not None
                 pid = bot.proc.pid
-                watch = _Watch(fd)
+                watch = Watch(fd)
                 stop = asyncio.Event()
                 observer = asyncio.create_task(watch.run(stop))
                 users = _Users(watch, fd, reader, until=float("inf"), seed=11)
@@ -803,13 +574,13 @@ async def bench_mixed(
     }
 
 
-def _burst_report(asked: list[tuple[str, _Sent]], at: float, ready: float) -> dict[str, Any]:
+def _burst_report(asked: list[tuple[str, Sent]], at: float, ready: float) -> dict[str, Any]:
     """How the opening burst's interactions (sent from `at`; games replaced later, once all
     were `ready`, are not counted) were answered: from each one's dispatch to its answer (a
     defer counts: what Discord's 3 s is about) and to its result shown (the lobby, the
     game's line), in all and by command."""
 
-    def figures(sents: list[_Sent]) -> dict[str, Any]:
+    def figures(sents: list[Sent]) -> dict[str, Any]:
         answers = [(s.answer_at - s.at) * 1000 for s in sents if s.answer_at is not None]
         shown = [(s.shown_at - s.at) * 1000 for s in sents if s.shown_at is not None]
         unanswered = len(sents) - len(answers)
@@ -835,11 +606,6 @@ def _burst_report(asked: list[tuple[str, _Sent]], at: float, ready: float) -> di
             for what in sorted({w for w, _ in mine})
         },
     }
-
-
-def _timing(sent: _Sent) -> _Timing:
-    late = sent.answer_at is None or sent.answer_at - sent.at > DEADLINE_S
-    return _Timing(sent.kind, sent.at, sent.answer_at, sent.what if late else "")
 
 
 def _slope_per_min(samples: list[float]) -> float | None:

@@ -6,9 +6,9 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Any, cast
 
+from paddock_tools.fakediscord import ALICE, BOB, InProcessDriver
+from paddock_tools.fakediscord.backend import _walk_components
 from rules.base import get_game
-from tests.fakediscord import ALICE, BOB, InProcessDriver
-from tests.fakediscord.backend import _walk_components
 
 if TYPE_CHECKING:
     from bot.client import PaddockBot

@@ -45,7 +45,6 @@ from .backend import Calls
 from .base import BotError, check_errors
 from .server import FakeDiscord, GatewaySession
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 ERROR_LEVELS = ("ERROR:", "CRITICAL:")  # prefixes of child log lines (see child.LOG_FORMAT)
 
 
@@ -62,7 +61,7 @@ async def paddock_tree() -> app_commands.CommandTree:
     """Paddock's command tree, for building payloads; the bot is never started (and so never
     opens its database)."""
     from bot.client import cogs
-    from tests.bot_helpers import make_bot
+    from paddock_tools.bots import make_bot
 
     bot = make_bot(Path(os.devnull))
     for extension in cogs():
@@ -180,8 +179,8 @@ class RemoteFakeDiscord(FakeDiscord):
 
 
 class BotProcess:
-    """``python -m tests.fakediscord.child`` serving ``fd`` from the database ``db`` (a SQLite
-    file, or a ``postgresql://`` URL).
+    """``python -m paddock_tools.fakediscord.child`` serving ``fd`` from the database ``db`` (a
+    SQLite file, or a ``postgresql://`` URL).
 
     ``env`` is added to the environment (PADDOCK_* variables inherited from the test runner's
     shell are dropped first, so a developer's settings cannot leak in); its
@@ -251,9 +250,8 @@ class BotProcess:
         self.proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "tests.fakediscord.child",
+            "paddock_tools.fakediscord.child",
             *args,
-            cwd=PROJECT_ROOT,
             env=env,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,

@@ -1,9 +1,9 @@
 """The real Paddock bot in its own process, pointed at a loopback :class:`FakeDiscord`.
 
-Started by :class:`tests.fakediscord.process.BotProcess`, so that a test can SIGKILL the bot
+Started by :class:`paddock_tools.fakediscord.process.BotProcess`, so that a test can SIGKILL the bot
 and start another on the same database::
 
-    python -m tests.fakediscord.child --api-base URL --gateway URL --db PATH-OR-URL [--warm]
+    python -m paddock_tools.fakediscord.child --api-base URL --gateway URL --db PATH-OR-URL [--warm]
 
 Prints ``READY`` on stdout once ``on_ready`` fired; logs to stderr as ``LEVEL:name:message``
 (the parent turns ERROR lines into :attr:`Calls.errors`); with ``--warm``, only once the
@@ -29,7 +29,7 @@ from discord.gateway import DiscordWebSocket
 from discord.http import Route
 
 from bot import timers
-from tests.bot_helpers import make_bot
+from paddock_tools.bots import make_bot
 
 READY_LINE = "READY"
 LOG_FORMAT = "%(levelname)s:%(name)s:%(message)s"
@@ -75,7 +75,7 @@ async def run(
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m tests.fakediscord.child")
+    parser = argparse.ArgumentParser(prog="python -m paddock_tools.fakediscord.child")
     parser.add_argument("--api-base", required=True, help="e.g. http://127.0.0.1:PORT/api/v10")
     parser.add_argument("--gateway", required=True, help="e.g. ws://127.0.0.1:PORT/gateway/")
     parser.add_argument("--db", required=True, help="a SQLite file or a postgresql:// URL")

@@ -2,7 +2,7 @@
 
 In-process (fast, no sockets)::
 
-    from tests.fakediscord import ALICE, BOB, InProcessDriver
+    from paddock_tools.fakediscord import ALICE, BOB, InProcessDriver
 
     async def test_ping():
         async with InProcessDriver(PaddockBot(...)) as driver:
@@ -14,7 +14,7 @@ In-process (fast, no sockets)::
 
 Loopback server (real gateway + REST over 127.0.0.1)::
 
-    from tests.fakediscord.server import FakeDiscord
+    from paddock_tools.fakediscord.server import FakeDiscord
 
     async with FakeDiscord() as fd, fd.running(bot):
         calls = await fd.slash("demo", "image")
