@@ -252,13 +252,15 @@ class SqliteConnection(Backend):
     def _reads(self) -> Reads:
         return self._reader_reads
 
-    async def _transact(self, work: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
+    # (Plain functions returning `write`'s coroutine: no coroutine of their own per call.)
+
+    def _transact(self, work: Callable[[Tx], Coroutine[Any, Any, T]]) -> Coroutine[Any, Any, T]:
         # The work's awaits never suspend (SqliteTx's methods are plain sqlite3 calls): it
         # runs to its end on the connection's thread, in the one hop of `write`.
-        return await self.write(lambda raw: _to_the_end(work(SqliteTx(raw))))
+        return self.write(lambda raw: _to_the_end(work(SqliteTx(raw))))
 
-    async def _statement(self, sql: str, *args: Any) -> list[Row]:
-        return await self.write(lambda raw: raw.execute(sql, args).fetchall())
+    def _statement(self, sql: str, *args: Any) -> Coroutine[Any, Any, list[Row]]:
+        return self.write(lambda raw: raw.execute(sql, args).fetchall())
 
 
 class _SqliteReads:
@@ -297,13 +299,13 @@ class SqliteTx:
         return self.raw.execute(sql, args).fetchall()
 
     async def fetchrow(self, sql: str, *args: Any) -> Row | None:
-        # fetchall: a RETURNING statement is finished, not left open until the COMMIT.
-        rows = self.raw.execute(sql, args).fetchall()
-        return rows[0] if rows else None
+        # (The cursor goes with the call: a RETURNING statement is not left open.)
+        row: Row | None = self.raw.execute(sql, args).fetchone()
+        return row
 
     async def fetchval(self, sql: str, *args: Any) -> Any:
-        rows = self.raw.execute(sql, args).fetchall()
-        return rows[0][0] if rows else None
+        row = self.raw.execute(sql, args).fetchone()
+        return None if row is None else row[0]
 
     async def execute(self, sql: str, *args: Any) -> None:
         self.raw.execute(sql, args)

@@ -12,8 +12,7 @@ nothing to games nobody else is writing.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from store.dialect import Row, Tx, now
 from store.errors import LeagueError, NotFound, Repeated, StaleState
@@ -67,8 +66,7 @@ def _shard_filter(shards: Shards | None) -> tuple[str, tuple[int, ...]]:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Append:
+class Append(NamedTuple):  # (not a frozen dataclass: ~4x slower to make, on every move)
     """What `append_actions` writes: `actions` (actor, action JSON, by robot) numbered from
     `expected_seq` + 1 to `seq`, the snapshot at `seq`, the game's status and last human
     action when given, its timers replaced when `timers` is not None."""
@@ -489,11 +487,20 @@ class GameStore(LeagueStore):
         """Write `a` if the game's snapshot is still at `a.expected_seq` (False: it moved on,
         nothing written). Statement by statement; PostgresStore writes it in one."""
         await self._lock_game(tx, a.game_id)  # a writer that lost the race waits here
-        current = await tx.fetchval("SELECT seq FROM game_snapshots WHERE game_id = ?", a.game_id)
-        if current is None:
+        # The check and the move in one statement: the snapshot moves only if still there.
+        moved = await tx.fetchval(
+            "UPDATE game_snapshots SET seq = ?, state_json = ?, updated_at = ?"
+            " WHERE game_id = ? AND seq = ? RETURNING seq",
+            a.seq,
+            a.state_json,
+            a.at,
+            a.game_id,
+            a.expected_seq,
+        )
+        if moved is None:
+            if await tx.fetchval("SELECT 1 FROM game_snapshots WHERE game_id = ?", a.game_id):
+                return False
             raise NotFound(f"Game #{a.game_id} has no state to act on.")
-        if current != a.expected_seq:
-            return False
         await tx.executemany(
             "INSERT INTO game_actions (game_id, seq, actor, by_robot, action_json,"
             " created_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -501,13 +508,6 @@ class GameStore(LeagueStore):
                 (a.game_id, a.expected_seq + i + 1, who, int(robot), body, a.at)
                 for i, (who, body, robot) in enumerate(a.actions)
             ],
-        )
-        await tx.execute(
-            "UPDATE game_snapshots SET seq = ?, state_json = ?, updated_at = ? WHERE game_id = ?",
-            a.seq,
-            a.state_json,
-            a.at,
-            a.game_id,
         )
         await tx.execute(
             "UPDATE games SET status = COALESCE(?, status), updated_at = ?,"
@@ -518,7 +518,7 @@ class GameStore(LeagueStore):
             a.game_id,
         )
         if a.timers is not None:
-            await self._replace_timers(tx, a.game_id, a.timers)
+            await self._replace_timers(tx, a.game_id, a.timers, a.at)
         return True
 
     async def actions(self, game_id: int) -> list[ActionRecord]:
@@ -593,11 +593,13 @@ class GameStore(LeagueStore):
         await self._transact(replace)
 
     @staticmethod
-    async def _replace_timers(tx: Tx, game_id: int, timers: list[TimerSpec]) -> None:
+    async def _replace_timers(
+        tx: Tx, game_id: int, timers: list[TimerSpec], at: str | None = None
+    ) -> None:
         # Callers hold the game's lock (two replacements would otherwise both insert).
         await tx.execute("DELETE FROM timers WHERE game_id = ?", game_id)
         if timers:
-            at = now()
+            at = at or now()
             await tx.executemany(
                 "INSERT INTO timers (event, due_at, game_id, payload_json, created_at)"
                 " VALUES (?, ?, ?, ?, ?)",
