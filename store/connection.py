@@ -1,5 +1,6 @@
 """The SQLite connection under the store: opening (all or nothing), migrations,
-transactions, and the faults of the file or the disk reported as StoreUnavailable."""
+transactions, and the faults of the file or the disk reported as StoreUnavailable; and the
+SQLite side of store.dialect (`SQLITE`, `SqliteTx`)."""
 
 from __future__ import annotations
 
@@ -10,22 +11,28 @@ import functools
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator, Sequence
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self, TypeVar
 
 import aiosqlite
 
 from store import migrate
+from store.dialect import Backend, Dialect, Reads, Row, Tx
 from store.errors import StoreUnavailable, fault_problem
 
 T = TypeVar("T")
 
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+SQLITE = Dialect(
+    name="sqlite",
+    numbered=False,
+    lock_row="",  # BEGIN IMMEDIATE: one writer at a time, the transaction is the lock
+    claim_row="",
+    fold_sql="{} COLLATE NOCASE",
+    name_lock_sql=None,
+    integrity_errors=(sqlite3.IntegrityError,),
+)
 
 
 # Set while this task is inside `transaction()`: its reads go to the writing connection,
@@ -33,11 +40,14 @@ def _now() -> str:
 _WRITING: contextvars.ContextVar[bool] = contextvars.ContextVar("paddock_writing", default=False)
 
 
-class SqliteConnection:
+class SqliteConnection(Backend):
     """One aiosqlite connection for writes, an asyncio lock keeping its transactions apart,
     and one for reads (a file's: in WAL mode a reader neither waits for nor blocks the
     writer), so that under load a read does not queue behind the writes on one thread, and
     sees only what is committed."""
+
+    dialect = SQLITE
+    shared = False  # one process writes it: a timer loop need not re-read it on a clock
 
     def __init__(
         self,
@@ -52,6 +62,7 @@ class SqliteConnection:
         self._conn: aiosqlite.Connection | None = None
         self._reader: aiosqlite.Connection | None = None
         self._lock = asyncio.Lock()
+        self._reader_reads = _SqliteReads(self)
 
     async def open(self, *, run_migrations: bool = True) -> list[str]:
         """Connect and apply pending migrations (unless told not to); return their names.
@@ -208,18 +219,13 @@ class SqliteConnection:
             finally:
                 _WRITING.reset(writing)
 
-    async def in_thread(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        """Run `work` on the connection's own thread with the sqlite3 connection under
-        aiosqlite, in one hop: each awaited statement is a round trip through the event
-        loop, and when the loop is busy with many races each trip waits its turn, so a
-        transaction of ten statements (holding the one write lock) took ten waits. Call it
-        inside `transaction()`, or use `write`."""
-        return await self._queue(work)
-
     async def write(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """`transaction()` whose body is the plain function `work` (no awaits in it):
-        BEGIN IMMEDIATE, work, COMMIT in one hop to the connection's thread (see
-        `in_thread`); any exception rolls back, faults are raised as StoreUnavailable."""
+        BEGIN IMMEDIATE, work, COMMIT in one hop to the connection's thread: each awaited
+        statement would be a round trip through the event loop, and when the loop is busy
+        with many races each trip waits its turn, so a transaction of ten statements
+        (holding the one write lock) took ten waits. Any exception rolls back, faults are
+        raised as StoreUnavailable."""
         async with self._lock:
             # Queued while no `transaction()` is open, but not waited for under the lock:
             # the thread runs its queue in order, so under load the writes follow one
@@ -240,15 +246,82 @@ class SqliteConnection:
         conn._tx.put_nowait((future, functools.partial(work, conn._conn)))
         return future
 
-    async def _one(self, sql: str, args: Iterable[Any] = ()) -> sqlite3.Row | None:
-        rows = await self._all(sql, args)
+    # The store's SQL (store.dialect) -------------------------------------------------
+
+    @property
+    def _reads(self) -> Reads:
+        return self._reader_reads
+
+    # (Plain functions returning `write`'s coroutine: no coroutine of their own per call.)
+
+    def _transact(self, work: Callable[[Tx], Coroutine[Any, Any, T]]) -> Coroutine[Any, Any, T]:
+        # The work's awaits never suspend (SqliteTx's methods are plain sqlite3 calls): it
+        # runs to its end on the connection's thread, in the one hop of `write`.
+        return self.write(lambda raw: _to_the_end(work(SqliteTx(raw))))
+
+    def _statement(self, sql: str, *args: Any) -> Coroutine[Any, Any, list[Row]]:
+        return self.write(lambda raw: raw.execute(sql, args).fetchall())
+
+
+class _SqliteReads:
+    """Reads on the reader connection (inside `transaction()`, on the writer's, which sees
+    what the transaction has written so far)."""
+
+    def __init__(self, owner: SqliteConnection) -> None:
+        self._owner = owner
+
+    async def fetch(self, sql: str, *args: Any) -> list[Row]:
+        owner = self._owner
+        conn = owner.conn if owner._reader is None or _WRITING.get() else owner._reader
+        with owner._faults():
+            # One hop (execute_fetchall) rather than three (execute, fetch, close the cursor).
+            return list(await conn.execute_fetchall(sql, args))
+
+    async def fetchrow(self, sql: str, *args: Any) -> Row | None:
+        rows = await self.fetch(sql, *args)
         return rows[0] if rows else None
 
-    async def _all(self, sql: str, args: Iterable[Any] = ()) -> list[sqlite3.Row]:
-        # One hop (execute_fetchall) rather than three (execute, fetch, close the cursor).
-        conn = self.conn if self._reader is None or _WRITING.get() else self._reader
-        with self._faults():
-            return list(await conn.execute_fetchall(sql, tuple(args)))
+    async def fetchval(self, sql: str, *args: Any) -> Any:
+        rows = await self.fetch(sql, *args)
+        return rows[0][0] if rows else None
+
+
+class SqliteTx:
+    """A transaction's Tx on the connection's own thread: plain sqlite3 calls behind async
+    methods that never suspend (see `SqliteConnection._transact`)."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, raw: sqlite3.Connection) -> None:
+        self.raw = raw
+
+    async def fetch(self, sql: str, *args: Any) -> list[Row]:
+        return self.raw.execute(sql, args).fetchall()
+
+    async def fetchrow(self, sql: str, *args: Any) -> Row | None:
+        # (The cursor goes with the call: a RETURNING statement is not left open.)
+        row: Row | None = self.raw.execute(sql, args).fetchone()
+        return row
+
+    async def fetchval(self, sql: str, *args: Any) -> Any:
+        row = self.raw.execute(sql, args).fetchone()
+        return None if row is None else row[0]
+
+    async def execute(self, sql: str, *args: Any) -> None:
+        self.raw.execute(sql, args)
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        self.raw.executemany(sql, rows)
+
+
+def _to_the_end(work: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine that never suspends to its end, here and now (no event loop)."""
+    try:
+        work.send(None)
+    except StopIteration as done:
+        return done.value
+    work.close()
+    raise RuntimeError("a store transaction awaited something other than its Tx")
 
 
 def _in_transaction(raw: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]) -> T:

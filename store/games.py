@@ -1,21 +1,31 @@
-"""The store's games (the action log and the snapshot, moving together) and timers."""
+"""The store's games (the action log and the snapshot, moving together) and timers, on
+either database (store.dialect).
+
+Per-game exclusion: a transaction that reads a game and then writes on what it read, or
+that replaces a game's seats or timers, first locks the game's row (`_lock_game`,
+`Dialect.lock_row`). On PostgreSQL a second writer then waits for the first to commit and
+reads what it wrote, which is what SQLite's one writer at a time gives. Row locks, not
+advisory ones: they end with the transaction whatever happens to the process, and they cost
+nothing to games nobody else is writing.
+"""
 
 from __future__ import annotations
 
 import json
-import sqlite3
-from typing import Any
+from typing import Any, NamedTuple
 
-from store.connection import _now
+from store.dialect import Row, Tx, now
 from store.errors import LeagueError, NotFound, Repeated, StaleState
 from store.leagues import LeagueStore
 from store.models import ActionRecord, GameRecord, Once, Seat, Shards, Timer, TimerSpec
+from store.protocol import Placings
 
 _GAME_COLUMNS = (
     "g.id, g.kind, g.guild_id, g.channel_id, g.thread_id, g.status_message_id, g.league_id,"
     " g.round_id, g.seed, g.config_json, g.settings_json, g.status, g.results_recorded, s.seq,"
     " s.state_json, g.published_seq, g.prompt_message_id, g.last_human_at, g.feed_json"
 )
+_GAMES = f"SELECT {_GAME_COLUMNS} FROM games g LEFT JOIN game_snapshots s ON s.game_id = g.id"
 
 # What `update_game` may set: the game's bookkeeping, never its state.
 _BOOKKEEPING = (
@@ -49,15 +59,35 @@ def _shard_filter(shards: Shards | None) -> tuple[str, tuple[int, ...]]:
     rule, (guild_id >> 22) % shard_count (store.models.shard_of)."""
     if shards is None or shards.everything:
         return "", ()
-    marks = ", ".join("?" * len(shards.ids))
+    marks = ", ".join("?" * len(shards.ids)) or "NULL"  # (no shard: nothing; IN () is not SQL)
     return (
         f" AND ((COALESCE(g.guild_id, 0) >> 22) % ?) IN ({marks})",
         (shards.count, *shards.ids),
     )
 
 
+class Append(NamedTuple):  # (not a frozen dataclass: ~4x slower to make, on every move)
+    """What `append_actions` writes: `actions` (actor, action JSON, by robot) numbered from
+    `expected_seq` + 1 to `seq`, the snapshot at `seq`, the game's status and last human
+    action when given, its timers replaced when `timers` is not None."""
+
+    game_id: int
+    expected_seq: int
+    seq: int
+    actions: list[tuple[str, str, bool]]
+    state_json: str
+    at: str
+    status: str | None
+    human_at: float | None
+    timers: list[TimerSpec] | None
+
+
 class GameStore(LeagueStore):
-    shared = False  # one process writes it: a timer loop need not re-read it on a clock
+    # Locks -----------------------------------------------------------------------------
+
+    async def _lock_game(self, tx: Tx, game_id: int) -> None:
+        if self.dialect.lock_row:  # (SQLite: the transaction is the lock)
+            await tx.execute(f"SELECT 1 FROM games WHERE id = ?{self.dialect.lock_row}", game_id)
 
     # Games -----------------------------------------------------------------------------
 
@@ -83,46 +113,92 @@ class GameStore(LeagueStore):
         lobby's idle timer) are written in the same transaction. `once`: the command making
         it, noted with it; the same command within its window raises Repeated (the game
         it made), nothing written."""
-        now = _now()
+        at = now()
 
-        def create(raw: sqlite3.Connection) -> int:
-            cur = raw.execute(
+        async def create(tx: Tx) -> int:
+            game_id: int = await tx.fetchval(
                 "INSERT INTO games (kind, guild_id, channel_id, league_id, round_id, seed,"
                 " config_json, settings_json, status, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    kind,
-                    guild_id,
-                    channel_id,
-                    league_id,
-                    round_id,
-                    seed,
-                    json.dumps(config),
-                    json.dumps(settings or {}),
-                    status,
-                    now,
-                    now,
-                ),
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                kind,
+                guild_id,
+                channel_id,
+                league_id,
+                round_id,
+                seed,
+                json.dumps(config),
+                json.dumps(settings or {}),
+                status,
+                at,
+                at,
             )
-            game_id = cur.lastrowid
-            assert game_id is not None
             if state_json is not None:
-                raw.execute(
+                await tx.execute(
                     "INSERT INTO game_snapshots (game_id, seq, state_json, updated_at)"
                     " VALUES (?, 0, ?, ?)",
-                    (game_id, state_json, now),
+                    game_id,
+                    state_json,
+                    at,
                 )
             if seats:
-                _write_seats(raw, game_id, seats)
+                await self._write_seats(tx, game_id, seats)
             if timers:
-                _replace_timers(raw, game_id, timers)
+                await self._replace_timers(tx, game_id, timers)
             if once is not None:
-                _note_once(raw, game_id, once)
+                await self._note_once(tx, game_id, once)
             return game_id
 
-        # One hop to the connection's thread (see `write`): a new game's transaction does
-        # not hold the write lock across round trips of a busy event loop.
-        return await self.load_game(await self.write(create))
+        return await self.load_game(await self._transact(create))
+
+    async def _note_once(self, tx: Tx, game_id: int, once: Once) -> None:
+        """Note the command that made `game_id`, or raise Repeated (rolling the game back) if
+        the same command made one within its window that is still on (a lobby or a race:
+        one cancelled or over meanwhile does not stand in the way of a new one). The row is
+        claimed first: a second process noting the same command waits for the first's
+        commit, then sees its game."""
+        await tx.execute("DELETE FROM recent_commands WHERE at < ?", once.at - once.window)
+        key = (once.channel_id, once.user_id, once.command)
+        await tx.execute(
+            "INSERT INTO recent_commands (channel_id, user_id, command, game_id, at)"
+            " VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            *key,
+            game_id,
+            once.at,
+        )
+        first = await tx.fetchval(
+            "SELECT game_id FROM recent_commands WHERE channel_id = ? AND user_id = ?"
+            f" AND command = ?{self.dialect.lock_row}",
+            *key,
+        )
+        if first == game_id:
+            return  # noted just now
+        if first is not None:  # (None: another process's clean-up took an old row meanwhile)
+            status = await tx.fetchval("SELECT status FROM games WHERE id = ?", first)
+            if status in ("lobby", "running"):
+                raise Repeated(first)
+        await tx.execute(
+            "INSERT INTO recent_commands (channel_id, user_id, command, game_id, at)"
+            " VALUES (?, ?, ?, ?, ?) ON CONFLICT (channel_id, user_id, command)"
+            " DO UPDATE SET game_id = excluded.game_id, at = excluded.at",
+            *key,
+            game_id,
+            once.at,
+        )
+
+    @staticmethod
+    async def _write_seats(tx: Tx, game_id: int, seats: list[Seat]) -> None:
+        # Callers hold the game's lock: under PostgreSQL's READ COMMITTED a second DELETE
+        # would not see the rows a first writer is inserting, and both sets would clash.
+        await tx.execute("DELETE FROM game_seats WHERE game_id = ?", game_id)
+        if seats:
+            await tx.executemany(
+                "INSERT INTO game_seats (game_id, seat, user_id, name, robot, autopilot)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (game_id, s.seat, s.user_id, s.name, int(s.robot), int(s.autopilot))
+                    for s in seats
+                ],
+            )
 
     async def start_game(
         self,
@@ -137,48 +213,63 @@ class GameStore(LeagueStore):
         """Move a lobby to a running game: final config, seats, the seq-0 snapshot and the
         first timers, in one transaction (`human_at`: the start, for idle races)."""
 
-        def start(raw: sqlite3.Connection) -> None:
-            row = raw.execute("SELECT status FROM games WHERE id = ?", (game_id,)).fetchone()
+        async def start(tx: Tx) -> None:
+            row = await tx.fetchrow(  # locked: of two starts, the second sees 'running'
+                f"SELECT status FROM games WHERE id = ?{self.dialect.lock_row}", game_id
+            )
             if row is None:
                 raise NotFound(f"There is no game #{game_id}.")
             if row["status"] != "lobby":
                 raise LeagueError("This game has already started.")
-            raw.execute(
+            at = now()
+            await tx.execute(
                 "UPDATE games SET config_json = ?, status = 'running', updated_at = ?,"
                 " last_human_at = ? WHERE id = ?",
-                (json.dumps(config), _now(), human_at, game_id),
+                json.dumps(config),
+                at,
+                human_at,
+                game_id,
             )
-            raw.execute(
+            await tx.execute(
                 "INSERT INTO game_snapshots (game_id, seq, state_json, updated_at)"
                 " VALUES (?, 0, ?, ?)",
-                (game_id, state_json, _now()),
+                game_id,
+                state_json,
+                at,
             )
-            _write_seats(raw, game_id, seats)
-            _replace_timers(raw, game_id, timers or [])
+            await self._write_seats(tx, game_id, seats)
+            await self._replace_timers(tx, game_id, timers or [])
 
-        await self.write(start)
+        await self._transact(start)
         return await self.load_game(game_id)
 
     async def set_lobby(self, game_id: int, seats: list[Seat], settings: dict[str, Any]) -> None:
         """A lobby's seats and table settings (host, robots...) together."""
 
-        def set_lobby(raw: sqlite3.Connection) -> None:
-            _write_seats(raw, game_id, seats)
-            raw.execute(
+        async def set_lobby(tx: Tx) -> None:
+            await self._lock_game(tx, game_id)
+            await self._write_seats(tx, game_id, seats)
+            await tx.execute(
                 "UPDATE games SET settings_json = ?, updated_at = ? WHERE id = ?",
-                (json.dumps(settings), _now(), game_id),
+                json.dumps(settings),
+                now(),
+                game_id,
             )
 
-        await self.write(set_lobby)
+        await self._transact(set_lobby)
 
     async def set_seats(self, game_id: int, seats: list[Seat]) -> None:
-        await self.write(lambda raw: _write_seats(raw, game_id, seats))
+        async def set_seats(tx: Tx) -> None:
+            await self._lock_game(tx, game_id)
+            await self._write_seats(tx, game_id, seats)
+
+        await self._transact(set_seats)
 
     async def seats(self, game_id: int) -> list[Seat]:
         rows = await self._all(
             "SELECT seat, user_id, name, robot, autopilot FROM game_seats WHERE game_id = ?"
             " ORDER BY seat",
-            (game_id,),
+            game_id,
         )
         return [
             Seat(
@@ -196,28 +287,22 @@ class GameStore(LeagueStore):
         if not fields or set(fields) - {"robot", "autopilot"}:
             raise ValueError("update_seat takes only robot and autopilot")
         cols = ", ".join(f"{k} = ?" for k in fields)
-        async with self.transaction() as db:
-            await db.execute(
-                f"UPDATE game_seats SET {cols} WHERE game_id = ? AND seat = ?",
-                (*(int(v) for v in fields.values()), game_id, seat),
-            )
+        await self._statement(
+            f"UPDATE game_seats SET {cols} WHERE game_id = ? AND seat = ?",
+            *(int(v) for v in fields.values()),
+            game_id,
+            seat,
+        )
 
     async def load_game(self, game_id: int) -> GameRecord:
-        row = await self._one(
-            f"SELECT {_GAME_COLUMNS} FROM games g LEFT JOIN game_snapshots s"
-            " ON s.game_id = g.id WHERE g.id = ?",
-            (game_id,),
-        )
+        row = await self._one(f"{_GAMES} WHERE g.id = ?", game_id)
         if row is None:
             raise NotFound(f"There is no game #{game_id}; it may have been removed.")
         return GameRecord.from_row(row)
 
     async def list_games(self, *, unfinished_only: bool = False) -> list[GameRecord]:
         where = " WHERE g.status IN ('lobby', 'running')" if unfinished_only else ""
-        rows = await self._all(
-            f"SELECT {_GAME_COLUMNS} FROM games g LEFT JOIN game_snapshots s"
-            f" ON s.game_id = g.id{where} ORDER BY g.id"
-        )
+        rows = await self._all(f"{_GAMES}{where} ORDER BY g.id")
         return [GameRecord.from_row(r) for r in rows]
 
     async def end_game(
@@ -230,28 +315,35 @@ class GameStore(LeagueStore):
         """Abandon a game (a cancelled lobby or an abandoned race): status, and its timers
         replaced by `timers` (none by default), in one transaction. False when it was no
         longer in one of `from_status`."""
+        if not from_status:
+            return False
         marks = ", ".join("?" * len(from_status))
 
-        def end(raw: sqlite3.Connection) -> bool:
-            cur = raw.execute(
-                f"UPDATE games SET status = 'abandoned', updated_at = ? WHERE id = ?"
-                f" AND status IN ({marks})",
-                (_now(), game_id, *from_status),
+        async def end(tx: Tx) -> bool:
+            # One statement: on PostgreSQL it waits for the row's other writer, then checks
+            # the status that writer left.
+            done = await tx.fetchval(
+                "UPDATE games SET status = 'abandoned', updated_at = ? WHERE id = ?"
+                f" AND status IN ({marks}) RETURNING id",
+                now(),
+                game_id,
+                *from_status,
             )
-            if cur.rowcount == 0:
+            if done is None:
                 return False
-            _replace_timers(raw, game_id, timers or [])
+            await self._replace_timers(tx, game_id, timers or [])  # under the row's lock
             return True
 
-        return await self.write(end)
+        return await self._transact(end)
 
     async def games_of_user(self, guild_id: int, user_id: int) -> list[GameRecord]:
         """Unfinished games on this server in which the user holds a seat."""
         rows = await self._all(
-            f"SELECT {_GAME_COLUMNS} FROM games g LEFT JOIN game_snapshots s ON s.game_id = g.id"
-            " WHERE g.guild_id = ? AND g.status IN ('lobby', 'running') AND EXISTS (SELECT 1"
-            " FROM game_seats t WHERE t.game_id = g.id AND t.user_id = ?) ORDER BY g.id",
-            (guild_id, user_id),
+            f"{_GAMES} WHERE g.guild_id = ? AND g.status IN ('lobby', 'running') AND EXISTS"
+            " (SELECT 1 FROM game_seats t WHERE t.game_id = g.id AND t.user_id = ?)"
+            " ORDER BY g.id",
+            guild_id,
+            user_id,
         )
         return [GameRecord.from_row(r) for r in rows]
 
@@ -263,23 +355,21 @@ class GameStore(LeagueStore):
             f"SELECT {_GAME_COLUMNS} FROM games g JOIN game_snapshots s ON s.game_id = g.id"
             " WHERE g.status IN ('running', 'finished')"
             f" AND (g.published_seq IS NULL OR g.published_seq < s.seq){where} ORDER BY g.id",
-            args,
+            *args,
         )
         return [GameRecord.from_row(r) for r in rows]
 
     async def dm_reminders(self, user_id: int) -> bool:
-        row = await self._one(
-            "SELECT dm_reminders FROM user_settings WHERE user_id = ?", (user_id,)
-        )
+        row = await self._one("SELECT dm_reminders FROM user_settings WHERE user_id = ?", user_id)
         return bool(row and row["dm_reminders"])
 
     async def set_dm_reminders(self, user_id: int, on: bool) -> None:
-        async with self.transaction() as db:
-            await db.execute(
-                "INSERT INTO user_settings (user_id, dm_reminders) VALUES (?, ?)"
-                " ON CONFLICT (user_id) DO UPDATE SET dm_reminders = excluded.dm_reminders",
-                (user_id, int(on)),
-            )
+        await self._statement(
+            "INSERT INTO user_settings (user_id, dm_reminders) VALUES (?, ?)"
+            " ON CONFLICT (user_id) DO UPDATE SET dm_reminders = excluded.dm_reminders",
+            user_id,
+            int(on),
+        )
 
     async def find_game(
         self, kind: str, *, channel_id: int | None = None, thread_id: int | None = None
@@ -307,9 +397,7 @@ class GameStore(LeagueStore):
             where.append("g.thread_id = ?")
             args.append(thread_id)
         row = await self._one(
-            f"SELECT {_GAME_COLUMNS} FROM games g LEFT JOIN game_snapshots s"
-            f" ON s.game_id = g.id WHERE {' AND '.join(where)} ORDER BY g.id DESC LIMIT 1",
-            args,
+            f"{_GAMES} WHERE {' AND '.join(where)} ORDER BY g.id DESC LIMIT 1", *args
         )
         return GameRecord.from_row(row) if row else None
 
@@ -317,9 +405,11 @@ class GameStore(LeagueStore):
         """Set bookkeeping columns (thread, live message, status, feed), never the state."""
         fields = bookkeeping(fields)
         cols = ", ".join(f"{k} = ?" for k in fields)
-        args = (*fields.values(), _now(), game_id)
-        await self.write(
-            lambda raw: raw.execute(f"UPDATE games SET {cols}, updated_at = ? WHERE id = ?", args)
+        await self._statement(
+            f"UPDATE games SET {cols}, updated_at = ? WHERE id = ?",
+            *fields.values(),
+            now(),
+            game_id,
         )
 
     async def append_action(
@@ -332,7 +422,7 @@ class GameStore(LeagueStore):
         *,
         by_robot: bool = False,
         status: str | None = None,
-        results: list[tuple[int, int | None, str]] | None = None,
+        results: Placings | None = None,
         timers: list[TimerSpec] | None = None,
         human_at: float | None = None,
     ) -> int:
@@ -362,7 +452,7 @@ class GameStore(LeagueStore):
         state_json: str,
         *,
         status: str | None = None,
-        results: list[tuple[int, int | None, str]] | None = None,
+        results: Placings | None = None,
         timers: list[TimerSpec] | None = None,
         human_at: float | None = None,
     ) -> int:
@@ -372,55 +462,70 @@ class GameStore(LeagueStore):
         if not actions:
             raise ValueError("append_actions needs at least one action")
         seq = expected_seq + len(actions)
-        now = _now()
+        append = Append(
+            game_id, expected_seq, seq, actions, state_json, now(), status, human_at, timers
+        )
 
-        def append(raw: sqlite3.Connection) -> None:
-            # Plain sqlite3 calls on the connection's thread: one hop for the whole write.
-            current = raw.execute(
-                "SELECT seq FROM game_snapshots WHERE game_id = ?", (game_id,)
-            ).fetchone()
-            if current is None:
-                raise NotFound(f"Game #{game_id} has no state to act on.")
-            if current["seq"] != expected_seq:
+        async def write(tx: Tx) -> None:
+            if not await self._append(tx, append):
                 raise _Moved()
-            raw.executemany(
-                "INSERT INTO game_actions (game_id, seq, actor, by_robot, action_json,"
-                " created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                [
-                    (game_id, expected_seq + i + 1, who, int(robot), body, now)
-                    for i, (who, body, robot) in enumerate(actions)
-                ],
-            )
-            raw.execute(
-                "UPDATE game_snapshots SET seq = ?, state_json = ?, updated_at = ?"
-                " WHERE game_id = ?",
-                (seq, state_json, now, game_id),
-            )
-            raw.execute(
-                "UPDATE games SET status = coalesce(?, status), updated_at = ?,"
-                " last_human_at = coalesce(?, last_human_at) WHERE id = ?",
-                (status, now, human_at, game_id),
-            )
-            if timers is not None:
-                _replace_timers(raw, game_id, timers)
+            if results is not None:  # a finish in a league round: its results with it
+                await self._record_game_results(tx, game_id, results)
 
+        lost: tuple[type[Exception], ...] = (_Moved, *self.dialect.integrity_errors)
         try:
-            if results is None:
-                await self.write(append)
-            else:  # a finish in a league round: its results in the same transaction
-                async with self.transaction() as db:
-                    await self.in_thread(append)
-                    await self._record_game_results(db, game_id, results)
-        except (_Moved, sqlite3.IntegrityError):
+            await self._transact(write)
+        except lost:
+            # A constraint broken by the append (a log entry's key) is a lost race too.
             latest = await self.load_game(game_id)
-            raise StaleState(game_id, latest.seq, latest.state_json or "") from None
+            if latest.state_json is None:
+                raise NotFound(f"Game #{game_id} has no state to act on.") from None
+            raise StaleState(game_id, latest.seq, latest.state_json) from None
         return seq
+
+    async def _append(self, tx: Tx, a: Append) -> bool:
+        """Write `a` if the game's snapshot is still at `a.expected_seq` (False: it moved on,
+        nothing written). Statement by statement; PostgresStore writes it in one."""
+        await self._lock_game(tx, a.game_id)  # a writer that lost the race waits here
+        # The check and the move in one statement: the snapshot moves only if still there.
+        moved = await tx.fetchval(
+            "UPDATE game_snapshots SET seq = ?, state_json = ?, updated_at = ?"
+            " WHERE game_id = ? AND seq = ? RETURNING seq",
+            a.seq,
+            a.state_json,
+            a.at,
+            a.game_id,
+            a.expected_seq,
+        )
+        if moved is None:
+            if await tx.fetchval("SELECT 1 FROM game_snapshots WHERE game_id = ?", a.game_id):
+                return False
+            raise NotFound(f"Game #{a.game_id} has no state to act on.")
+        await tx.executemany(
+            "INSERT INTO game_actions (game_id, seq, actor, by_robot, action_json,"
+            " created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (a.game_id, a.expected_seq + i + 1, who, int(robot), body, a.at)
+                for i, (who, body, robot) in enumerate(a.actions)
+            ],
+        )
+        await tx.execute(
+            "UPDATE games SET status = COALESCE(?, status), updated_at = ?,"
+            " last_human_at = COALESCE(?, last_human_at) WHERE id = ?",
+            a.status,
+            a.at,
+            a.human_at,
+            a.game_id,
+        )
+        if a.timers is not None:
+            await self._replace_timers(tx, a.game_id, a.timers, a.at)
+        return True
 
     async def actions(self, game_id: int) -> list[ActionRecord]:
         rows = await self._all(
             "SELECT game_id, seq, actor, by_robot, action_json, created_at FROM game_actions"
             " WHERE game_id = ? ORDER BY seq",
-            (game_id,),
+            game_id,
         )
         return [
             ActionRecord.model_validate({**dict(r), "by_robot": bool(r["by_robot"])}) for r in rows
@@ -431,116 +536,86 @@ class GameStore(LeagueStore):
     async def add_timer(
         self, event: str, due_at: float, payload: dict[str, Any], game_id: int | None = None
     ) -> Timer:
-        row = (event, due_at, game_id, json.dumps(payload), _now())
-        timer_id = await self.write(
-            lambda raw: (
-                raw.execute(
-                    "INSERT INTO timers (event, due_at, game_id, payload_json, created_at)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    row,
-                ).lastrowid
-            )
+        (row,) = await self._statement(
+            "INSERT INTO timers (event, due_at, game_id, payload_json, created_at)"
+            " VALUES (?, ?, ?, ?, ?) RETURNING id",
+            event,
+            due_at,
+            game_id,
+            json.dumps(payload),
+            now(),
         )
-        assert timer_id is not None
-        return Timer(id=timer_id, event=event, due_at=due_at, game_id=game_id, payload=payload)
+        return Timer(id=row[0], event=event, due_at=due_at, game_id=game_id, payload=payload)
 
     async def next_timer(self, *, shards: Shards | None = None) -> Timer | None:
         """The earliest timer (of a game on one of `shards`, when given)."""
         where, args = _shard_filter(shards)
         row = await self._one(
-            f"SELECT t.* {_TIMERS_FROM} WHERE 1{where} ORDER BY t.due_at, t.id LIMIT 1", args
+            f"SELECT t.* {_TIMERS_FROM} WHERE true{where} ORDER BY t.due_at, t.id LIMIT 1", *args
         )
         return self._timer(row) if row else None
 
     async def claim_due_timer(self, now: float, *, shards: Shards | None = None) -> Timer | None:
         """Take the earliest timer due at `now` (of a game on one of `shards`, when given)
-        out of the table and return it (None when nothing is due). One DELETE ... RETURNING
-        in a BEGIN IMMEDIATE transaction: of several processes claiming at once, each timer
-        goes to exactly one."""
+        out of the table and return it (None when nothing is due). One statement, in a
+        transaction of its own: of several processes claiming at once, each timer goes to
+        exactly one (SQLite: BEGIN IMMEDIATE; PostgreSQL: SKIP LOCKED, a timer another
+        process is claiming right now is passed over, not waited for)."""
         where, args = _shard_filter(shards)
-        row = await self.write(
-            lambda raw: raw.execute(
-                "DELETE FROM timers WHERE id = (SELECT t.id"
-                f" {_TIMERS_FROM} WHERE t.due_at <= ?{where} ORDER BY t.due_at, t.id LIMIT 1)"
-                " RETURNING *",
-                (now, *args),
-            ).fetchone()
+        rows = await self._statement(
+            "DELETE FROM timers WHERE id = (SELECT t.id"
+            f" {_TIMERS_FROM} WHERE t.due_at <= ?{where} ORDER BY t.due_at, t.id LIMIT 1"
+            f"{self.dialect.claim_row}) RETURNING *",
+            now,
+            *args,
         )
-        return self._timer(row) if row else None
+        return self._timer(rows[0]) if rows else None
 
     async def timers(self, game_id: int | None = None) -> list[Timer]:
         if game_id is None:
             rows = await self._all("SELECT * FROM timers ORDER BY due_at, id")
         else:
             rows = await self._all(
-                "SELECT * FROM timers WHERE game_id = ? ORDER BY due_at, id", (game_id,)
+                "SELECT * FROM timers WHERE game_id = ? ORDER BY due_at, id", game_id
             )
         return [self._timer(r) for r in rows]
 
     async def delete_timer(self, timer_id: int) -> bool:
-        return await self.write(
-            lambda raw: raw.execute("DELETE FROM timers WHERE id = ?", (timer_id,)).rowcount > 0
-        )
+        # Of two processes deleting one timer, the second waits for the first's row lock
+        # (or its transaction) and then deletes nothing: True goes to exactly one of them.
+        return bool(await self._statement("DELETE FROM timers WHERE id = ? RETURNING id", timer_id))
 
     async def replace_game_timers(self, game_id: int, timers: list[TimerSpec]) -> None:
-        await self.write(lambda raw: _replace_timers(raw, game_id, timers))
+        async def replace(tx: Tx) -> None:
+            await self._lock_game(tx, game_id)
+            await self._replace_timers(tx, game_id, timers)
 
-    async def delete_game_timers(self, game_id: int) -> int:
-        return await self.write(
-            lambda raw: raw.execute("DELETE FROM timers WHERE game_id = ?", (game_id,)).rowcount
-        )
+        await self._transact(replace)
 
     @staticmethod
-    def _timer(row: sqlite3.Row) -> Timer:
+    async def _replace_timers(
+        tx: Tx, game_id: int, timers: list[TimerSpec], at: str | None = None
+    ) -> None:
+        # Callers hold the game's lock (two replacements would otherwise both insert).
+        await tx.execute("DELETE FROM timers WHERE game_id = ?", game_id)
+        if timers:
+            at = at or now()
+            await tx.executemany(
+                "INSERT INTO timers (event, due_at, game_id, payload_json, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                [(t.event, t.due_at, game_id, json.dumps(t.payload), at) for t in timers],
+            )
+
+    async def delete_game_timers(self, game_id: int) -> int:
+        rows = await self._statement("DELETE FROM timers WHERE game_id = ? RETURNING id", game_id)
+        return len(rows)
+
+    @staticmethod
+    def _timer(row: Row) -> Timer:
         d = dict(row)
         d["payload"] = json.loads(d.pop("payload_json"))
         d.pop("created_at", None)
         return Timer.model_validate(d)
-
-
-def _write_seats(raw: sqlite3.Connection, game_id: int, seats: list[Seat]) -> None:
-    raw.execute("DELETE FROM game_seats WHERE game_id = ?", (game_id,))
-    raw.executemany(
-        "INSERT INTO game_seats (game_id, seat, user_id, name, robot, autopilot)"
-        " VALUES (?, ?, ?, ?, ?, ?)",
-        [(game_id, s.seat, s.user_id, s.name, int(s.robot), int(s.autopilot)) for s in seats],
-    )
-
-
-def _note_once(raw: sqlite3.Connection, game_id: int, once: Once) -> None:
-    """Note the command that made `game_id`, or raise Repeated (rolling the game back) if
-    the same command made one within its window that is still on (a lobby or a race: one
-    cancelled or over meanwhile does not stand in the way of a new one)."""
-    raw.execute("DELETE FROM recent_commands WHERE at < ?", (once.at - once.window,))
-    key = (once.channel_id, once.user_id, once.command)
-    row = raw.execute(
-        "SELECT r.game_id FROM recent_commands r JOIN games g ON g.id = r.game_id"
-        " WHERE r.channel_id = ? AND r.user_id = ? AND r.command = ?"
-        " AND g.status IN ('lobby', 'running')",
-        key,
-    ).fetchone()
-    if row is not None:
-        raise Repeated(row[0])
-    raw.execute(
-        "INSERT INTO recent_commands (channel_id, user_id, command, game_id, at)"
-        " VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET game_id = excluded.game_id,"
-        " at = excluded.at",
-        (*key, game_id, once.at),
-    )
-
-
-def _replace_timers(raw: sqlite3.Connection, game_id: int, timers: list[TimerSpec]) -> None:
-    raw.execute("DELETE FROM timers WHERE game_id = ?", (game_id,))
-    raw.executemany(_INSERT_TIMER, _timer_rows(game_id, timers))
-
-
-_INSERT_TIMER = (
-    "INSERT INTO timers (event, due_at, game_id, payload_json, created_at) VALUES (?, ?, ?, ?, ?)"
-)
-
-
-def _timer_rows(game_id: int, timers: list[TimerSpec]) -> list[tuple[Any, ...]]:
-    return [(t.event, t.due_at, game_id, json.dumps(t.payload), _now()) for t in timers]
 
 
 class _Moved(Exception):

@@ -1,40 +1,53 @@
 """The store's leagues: guild settings, leagues and seasons, members, the calendar and
-round results."""
+round results, on either database (store.dialect).
+
+A method that reads, checks and then writes (is the colour free? does the round have
+results?) must not interleave with another. SQLite lets one writer in at a time; on
+PostgreSQL each such transaction first locks the league's row (`_lock_league`), or, for a
+new league or season, takes an advisory lock on the name.
+"""
 
 from __future__ import annotations
 
 import json
-import sqlite3
-
-import aiosqlite
+from typing import Any
 
 from rules.championship import places_among_members
-from store.connection import SqliteConnection, _now
+from store.dialect import Backend, Reads, Row, Tx, now
 from store.errors import LeagueError, NotFound, in_code, shown
 from store.models import League, Member, ResultRecord, Round
+from store.protocol import Placings
 
 
-class LeagueStore(SqliteConnection):
+class LeagueStore(Backend):
     # Guild settings --------------------------------------------------------------------
 
     async def admin_role(self, guild_id: int) -> int | None:
         row = await self._one(
-            "SELECT admin_role_id FROM guild_settings WHERE guild_id = ?", (guild_id,)
+            "SELECT admin_role_id FROM guild_settings WHERE guild_id = ?", guild_id
         )
         return row["admin_role_id"] if row else None
 
     async def set_admin_role(self, guild_id: int, role_id: int | None) -> None:
-        async with self.transaction() as db:
-            await db.execute(
-                "INSERT INTO guild_settings (guild_id, admin_role_id) VALUES (?, ?)"
-                " ON CONFLICT (guild_id) DO UPDATE SET admin_role_id = excluded.admin_role_id",
-                (guild_id, role_id),
+        await self._statement(
+            "INSERT INTO guild_settings (guild_id, admin_role_id) VALUES (?, ?)"
+            " ON CONFLICT (guild_id) DO UPDATE SET admin_role_id = excluded.admin_role_id",
+            guild_id,
+            role_id,
+        )
+
+    # Locks -----------------------------------------------------------------------------
+
+    async def _lock_league(self, tx: Tx, league_id: int) -> None:
+        if self.dialect.lock_row:  # (SQLite: the transaction is the lock)
+            await tx.execute(
+                f"SELECT 1 FROM leagues WHERE id = ?{self.dialect.lock_row}", league_id
             )
 
     # Leagues ---------------------------------------------------------------------------
 
     @staticmethod
-    def _league(row: sqlite3.Row) -> League:
+    def _league(row: Row) -> League:
         d = dict(row)
         d["points"] = json.loads(d.pop("points_json"))
         d.pop("closed_at", None)
@@ -56,8 +69,16 @@ class LeagueStore(SqliteConnection):
         name = " ".join(name.split())
         if not 1 <= len(name) <= 50:
             raise LeagueError("A league name has 1 to 50 characters.")
-        async with self.transaction() as db:
-            prev = await self._latest_league(guild_id, name)
+        d = self.dialect
+        name_lock = d.name_lock(
+            "'paddock-league:' || CAST(? AS TEXT) || ':' || " + d.fold("CAST(? AS TEXT)")
+        )
+
+        async def create(tx: Tx) -> int:
+            if name_lock is not None:
+                # Two processes creating the same name: the second waits, then sees the first.
+                await tx.execute(name_lock, str(guild_id), name)
+            prev = await self._latest_league(guild_id, name, db=tx)
             if prev is not None and prev.is_open:
                 raise LeagueError(
                     f"This server already has a league called **{shown(prev.name)}** "
@@ -71,41 +92,47 @@ class LeagueStore(SqliteConnection):
                     "Pick another name for a league of this game."
                 )
             season = prev.season + 1 if prev else 1
-            cur = await db.execute(
+            league_id: int = await tx.fetchval(
                 "INSERT INTO leagues (guild_id, name, game, season, points_table, points_json,"
-                " status, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?)",
-                (
-                    guild_id,
-                    name,
-                    game,
-                    season,
-                    points_table,
-                    json.dumps(points),
-                    created_by,
-                    _now(),
-                ),
+                " status, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?)"
+                " RETURNING id",
+                guild_id,
+                name,
+                game,
+                season,
+                points_table,
+                json.dumps(points),
+                created_by,
+                now(),
             )
-            league_id = cur.lastrowid
-            assert league_id is not None
             if prev is not None:
-                await db.execute(
+                # ORDER BY user_id: the same new ids on both databases.
+                await tx.execute(
                     "INSERT INTO league_members (league_id, user_id, display_name, colour,"
-                    " active, joined_at) SELECT ?, user_id, display_name, colour, 1, ?"
-                    " FROM league_members WHERE league_id = ? AND active = 1",
-                    (league_id, _now(), prev.id),
+                    " active, joined_at) SELECT CAST(? AS BIGINT), user_id, display_name,"
+                    " colour, 1, CAST(? AS TEXT) FROM league_members WHERE league_id = ?"
+                    " AND active = 1 ORDER BY user_id",
+                    league_id,
+                    now(),
+                    prev.id,
                 )
-        return await self.league_by_id(league_id)
+            return league_id
 
-    async def _latest_league(self, guild_id: int, name: str) -> League | None:
-        row = await self._one(
-            "SELECT * FROM leagues WHERE guild_id = ? AND name = ? COLLATE NOCASE"
+        return await self.league_by_id(await self._transact(create))
+
+    async def _latest_league(
+        self, guild_id: int, name: str, *, db: Reads | None = None
+    ) -> League | None:
+        row = await (db or self._reads).fetchrow(
+            f"SELECT * FROM leagues WHERE guild_id = ? AND {self.dialect.same_text('name')}"
             " ORDER BY season DESC LIMIT 1",
-            (guild_id, " ".join(name.split())),
+            guild_id,
+            " ".join(name.split()),
         )
         return self._league(row) if row else None
 
-    async def league_by_id(self, league_id: int) -> League:
-        row = await self._one("SELECT * FROM leagues WHERE id = ?", (league_id,))
+    async def league_by_id(self, league_id: int, *, db: Reads | None = None) -> League:
+        row = await (db or self._reads).fetchrow("SELECT * FROM leagues WHERE id = ?", league_id)
         if row is None:
             raise NotFound("That league no longer exists.")
         return self._league(row)
@@ -116,9 +143,11 @@ class LeagueStore(SqliteConnection):
             league = await self._latest_league(guild_id, name)
         else:
             row = await self._one(
-                "SELECT * FROM leagues WHERE guild_id = ? AND name = ? COLLATE NOCASE"
+                f"SELECT * FROM leagues WHERE guild_id = ? AND {self.dialect.same_text('name')}"
                 " AND season = ?",
-                (guild_id, " ".join(name.split()), season),
+                guild_id,
+                " ".join(name.split()),
+                season,
             )
             league = self._league(row) if row else None
         if league is None:
@@ -131,8 +160,9 @@ class LeagueStore(SqliteConnection):
 
     async def list_leagues(self, guild_id: int, *, latest_only: bool = True) -> list[League]:
         rows = await self._all(
-            "SELECT * FROM leagues WHERE guild_id = ? ORDER BY name COLLATE NOCASE, season DESC",
-            (guild_id,),
+            "SELECT * FROM leagues WHERE guild_id = ?"
+            f" ORDER BY {self.dialect.fold('name')}, season DESC",
+            guild_id,
         )
         leagues = [self._league(r) for r in rows]
         if latest_only:
@@ -153,44 +183,60 @@ class LeagueStore(SqliteConnection):
                 f"the next season with `/league create name:{in_code(league.name)}`."
             )
 
-    async def set_points_table(self, league: League, table: str, points: list[int]) -> League:
+    async def _set_league(self, league: League, sql: str, *args: Any) -> League:
+        """One change to an open league (`sql` ends with `WHERE id = ?`), read back."""
         self._require_open(league)
-        async with self.transaction() as db:
-            await db.execute(
-                "UPDATE leagues SET points_table = ?, points_json = ? WHERE id = ?",
-                (table, json.dumps(points), league.id),
-            )
+        await self._statement(sql, *args, league.id)
         return await self.league_by_id(league.id)
 
+    async def set_points_table(self, league: League, table: str, points: list[int]) -> League:
+        return await self._set_league(
+            league,
+            "UPDATE leagues SET points_table = ?, points_json = ? WHERE id = ?",
+            table,
+            json.dumps(points),
+        )
+
     async def close_season(self, league: League) -> League:
-        self._require_open(league)
-        async with self.transaction() as db:
-            await db.execute(
-                "UPDATE leagues SET status = 'closed', closed_at = ? WHERE id = ?",
-                (_now(), league.id),
-            )
-        return await self.league_by_id(league.id)
+        return await self._set_league(
+            league, "UPDATE leagues SET status = 'closed', closed_at = ? WHERE id = ?", now()
+        )
+
+    async def set_robots_take_places(self, league: League, on: bool) -> League:
+        return await self._set_league(
+            league, "UPDATE leagues SET robots_take_places = ? WHERE id = ?", int(on)
+        )
+
+    async def set_archive_hours(self, league: League, hours: int) -> League:
+        return await self._set_league(
+            league, "UPDATE leagues SET archive_hours = ? WHERE id = ?", hours
+        )
 
     # Members ---------------------------------------------------------------------------
 
     @staticmethod
-    def _member(row: sqlite3.Row) -> Member:
+    def _member(row: Row) -> Member:
         d = dict(row)
         d.pop("joined_at", None)
         d["active"] = bool(d["active"])
         return Member.model_validate(d)
 
-    async def members(self, league_id: int, *, active_only: bool = False) -> list[Member]:
+    async def members(
+        self, league_id: int, *, active_only: bool = False, db: Reads | None = None
+    ) -> list[Member]:
         sql = "SELECT * FROM league_members WHERE league_id = ?"
         if active_only:
             sql += " AND active = 1"
-        rows = await self._all(sql + " ORDER BY id", (league_id,))
+        rows = await (db or self._reads).fetch(sql + " ORDER BY id", league_id)
         return [self._member(r) for r in rows]
 
-    async def member_by_user(self, league_id: int, user_id: int) -> Member | None:
-        row = await self._one(
+    async def member_by_user(
+        self, league_id: int, user_id: int, *, db: Reads | None = None
+    ) -> Member | None:
+        row = await (db or self._reads).fetchrow(
             "SELECT * FROM league_members WHERE league_id = ? AND user_id = ?",
-            (league_id, user_id),
+            league_id,
+            user_id,
         )
         return self._member(row) if row else None
 
@@ -198,15 +244,19 @@ class LeagueStore(SqliteConnection):
         self, league: League, user_id: int, display_name: str, colour: str | None
     ) -> Member:
         self._require_open(league)
-        async with self.transaction() as db:
-            existing = await self.member_by_user(league.id, user_id)
+
+        async def join(tx: Tx) -> None:
+            await self._lock_league(tx, league.id)  # two joins asking for one colour
+            existing = await self.member_by_user(league.id, user_id, db=tx)
             if existing is not None and existing.active:
                 raise LeagueError(f"You are already a member of **{shown(league.label)}**.")
             if colour is not None:
-                taken = await self._one(
+                taken = await tx.fetchrow(
                     "SELECT display_name FROM league_members WHERE league_id = ? AND active = 1"
                     " AND colour = ? AND user_id != ?",
-                    (league.id, colour, user_id),
+                    league.id,
+                    colour,
+                    user_id,
                 )
                 if taken is not None:
                     raise LeagueError(
@@ -214,17 +264,25 @@ class LeagueStore(SqliteConnection):
                         "league. Pick another colour."
                     )
             if existing is not None:
-                await db.execute(
+                await tx.execute(
                     "UPDATE league_members SET active = 1, display_name = ?, colour = ?"
                     " WHERE id = ?",
-                    (display_name, colour, existing.id),
+                    display_name,
+                    colour,
+                    existing.id,
                 )
             else:
-                await db.execute(
+                await tx.execute(
                     "INSERT INTO league_members (league_id, user_id, display_name, colour,"
                     " active, joined_at) VALUES (?, ?, ?, ?, 1, ?)",
-                    (league.id, user_id, display_name, colour, _now()),
+                    league.id,
+                    user_id,
+                    display_name,
+                    colour,
+                    now(),
                 )
+
+        await self._transact(join)
         member = await self.member_by_user(league.id, user_id)
         assert member is not None
         return member
@@ -232,28 +290,33 @@ class LeagueStore(SqliteConnection):
     async def leave_league(self, league: League, user_id: int) -> Member:
         """Mark a member inactive. Their results stay in the standings."""
         self._require_open(league)
-        async with self.transaction() as db:
-            member = await self.member_by_user(league.id, user_id)
+
+        async def leave(tx: Tx) -> Member:
+            await self._lock_league(tx, league.id)
+            member = await self.member_by_user(league.id, user_id, db=tx)
             if member is None or not member.active:
                 raise LeagueError(f"That driver is not a member of **{shown(league.label)}**.")
-            await db.execute("UPDATE league_members SET active = 0 WHERE id = ?", (member.id,))
+            await tx.execute("UPDATE league_members SET active = 0 WHERE id = ?", member.id)
+            return member
+
+        member = await self._transact(leave)
         return member.model_copy(update={"active": False})
 
     # Calendar --------------------------------------------------------------------------
 
     @staticmethod
-    def _round(row: sqlite3.Row) -> Round:
+    def _round(row: Row) -> Round:
         return Round.model_validate(dict(row))
 
     async def rounds(self, league_id: int) -> list[Round]:
         rows = await self._all(
-            "SELECT * FROM league_rounds WHERE league_id = ? ORDER BY number", (league_id,)
+            "SELECT * FROM league_rounds WHERE league_id = ? ORDER BY number", league_id
         )
         return [self._round(r) for r in rows]
 
     async def get_round(self, league: League, number: int) -> Round:
         row = await self._one(
-            "SELECT * FROM league_rounds WHERE league_id = ? AND number = ?", (league.id, number)
+            "SELECT * FROM league_rounds WHERE league_id = ? AND number = ?", league.id, number
         )
         if row is None:
             raise NotFound(
@@ -270,38 +333,42 @@ class LeagueStore(SqliteConnection):
         name = " ".join(name.split())
         if not 1 <= len(name) <= 60:
             raise LeagueError("A round name has 1 to 60 characters.")
-        async with self.transaction() as db:
-            await db.execute(
-                "INSERT INTO league_rounds (league_id, number, name, scheduled) VALUES (?, ?, ?, ?)"
-                " ON CONFLICT (league_id, number) DO UPDATE SET name = excluded.name,"
-                " scheduled = excluded.scheduled",
-                (league.id, number, name, scheduled),
-            )
+        await self._statement(
+            "INSERT INTO league_rounds (league_id, number, name, scheduled) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (league_id, number) DO UPDATE SET name = excluded.name,"
+            " scheduled = excluded.scheduled",
+            league.id,
+            number,
+            name,
+            scheduled,
+        )
         return await self.get_round(league, number)
 
     async def remove_round(self, league: League, number: int) -> Round:
         self._require_open(league)
         rnd = await self.get_round(league, number)
-        async with self.transaction() as db:
-            has = await self._one(
-                "SELECT 1 FROM round_results WHERE round_id = ? LIMIT 1", (rnd.id,)
-            )
-            if has is not None:
+
+        async def remove(tx: Tx) -> None:
+            await self._lock_league(tx, league.id)  # no result may arrive meanwhile
+            if await self._round_has_results(tx, rnd.id):
                 raise LeagueError(
                     f"Round {number} already has results; correct them instead of removing it."
                 )
-            await db.execute("DELETE FROM league_rounds WHERE id = ?", (rnd.id,))
+            await tx.execute("DELETE FROM league_rounds WHERE id = ?", rnd.id)
+
+        await self._transact(remove)
         return rnd
 
     # Results ---------------------------------------------------------------------------
 
     async def results(self, league_id: int) -> list[ResultRecord]:
+        # member_id last: ties (drivers without a place) in one order on both databases.
         rows = await self._all(
             "SELECT r.round_id, lr.number AS round_number, r.member_id, r.place, r.status,"
             " r.source, r.game_id FROM round_results r"
             " JOIN league_rounds lr ON lr.id = r.round_id"
-            " WHERE lr.league_id = ? ORDER BY lr.number, r.place IS NULL, r.place",
-            (league_id,),
+            " WHERE lr.league_id = ? ORDER BY lr.number, r.place IS NULL, r.place, r.member_id",
+            league_id,
         )
         return [ResultRecord.model_validate(dict(r)) for r in rows]
 
@@ -309,7 +376,7 @@ class LeagueStore(SqliteConnection):
         self,
         league: League,
         rnd: Round,
-        placings: list[tuple[int, int | None, str]],
+        placings: Placings,
         *,
         source: str = "manual",
         game_id: int | None = None,
@@ -320,37 +387,38 @@ class LeagueStore(SqliteConnection):
         """
         self._require_open(league)
         self._check_placings(league, placings)
-        async with self.transaction() as db:
-            if await self._round_has_results(rnd.id):
+
+        async def record(tx: Tx) -> None:
+            await self._lock_league(tx, league.id)
+            if await self._round_has_results(tx, rnd.id):
                 raise LeagueError(
                     f"Round {rnd.number} already has a result. An admin can change a place "
                     "with `/league-admin correct`."
                 )
-            await self._insert_results(db, rnd, placings, source, game_id)
+            await self._insert_results(tx, rnd, placings, source, game_id)
+
+        await self._transact(record)
         return [r for r in await self.results(league.id) if r.round_id == rnd.id]
 
-    async def _round_has_results(self, round_id: int) -> bool:
-        row = await self._one("SELECT 1 FROM round_results WHERE round_id = ? LIMIT 1", (round_id,))
+    @staticmethod
+    async def _round_has_results(tx: Tx, round_id: int) -> bool:
+        row = await tx.fetchrow("SELECT 1 FROM round_results WHERE round_id = ? LIMIT 1", round_id)
         return row is not None
 
+    @staticmethod
     async def _insert_results(
-        self,
-        db: aiosqlite.Connection,
-        rnd: Round,
-        placings: list[tuple[int, int | None, str]],
-        source: str,
-        game_id: int | None,
+        tx: Tx, rnd: Round, placings: Placings, source: str, game_id: int | None
     ) -> None:
-        now = _now()
-        await db.executemany(
+        at = now()
+        await tx.executemany(
             "INSERT INTO round_results (round_id, member_id, place, status, source, game_id,"
             " recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(rnd.id, m, p, s, source, game_id, now) for m, p, s in placings],
+            [(rnd.id, m, p, s, source, game_id, at) for m, p, s in placings],
         )
-        await db.execute("UPDATE league_rounds SET status = 'done' WHERE id = ?", (rnd.id,))
+        await tx.execute("UPDATE league_rounds SET status = 'done' WHERE id = ?", rnd.id)
 
     @staticmethod
-    def _check_placings(league: League, placings: list[tuple[int, int | None, str]]) -> None:
+    def _check_placings(league: League, placings: Placings) -> None:
         members = [m for m, _, _ in placings]
         if not placings:
             raise LeagueError("A result needs at least one driver.")
@@ -365,79 +433,73 @@ class LeagueStore(SqliteConnection):
     ) -> ResultRecord:
         """Set one driver's place in a round (adding the driver if they had no result)."""
         self._require_open(league)
-        async with self.transaction() as db:
-            clash = await self._one(
+
+        async def correct(tx: Tx) -> None:
+            await self._lock_league(tx, league.id)
+            clash = await tx.fetchrow(
                 "SELECT m.display_name FROM round_results r JOIN league_members m"
                 " ON m.id = r.member_id WHERE r.round_id = ? AND r.place = ? AND r.member_id != ?",
-                (rnd.id, place, member.id),
+                rnd.id,
+                place,
+                member.id,
             )
             if place is not None and clash is not None:
                 raise LeagueError(
                     f"{clash['display_name']} already has place {place} in round {rnd.number}; "
                     "correct their place first."
                 )
-            await db.execute(
+            await tx.execute(
                 "INSERT INTO round_results (round_id, member_id, place, status, source,"
                 " recorded_at) VALUES (?, ?, ?, ?, 'correction', ?)"
                 " ON CONFLICT (round_id, member_id) DO UPDATE SET place = excluded.place,"
                 " status = excluded.status, source = 'correction',"
                 " recorded_at = excluded.recorded_at",
-                (rnd.id, member.id, place, status, _now()),
+                rnd.id,
+                member.id,
+                place,
+                status,
+                now(),
             )
-            await db.execute("UPDATE league_rounds SET status = 'done' WHERE id = ?", (rnd.id,))
+            await tx.execute("UPDATE league_rounds SET status = 'done' WHERE id = ?", rnd.id)
+
+        await self._transact(correct)
         return next(
             r
             for r in await self.results(league.id)
             if r.round_id == rnd.id and r.member_id == member.id
         )
 
-    async def record_game_results(
-        self, game_id: int, placings: list[tuple[int, int | None, str]]
-    ) -> bool:
+    async def record_game_results(self, game_id: int, placings: Placings) -> bool:
         """Record a finished league game's result for its round, exactly once.
 
         `placings` are (user id, place, status) of the seats people drive, in finishing
         order. Returns False when the game's result was already recorded (a finish
         processed twice changes nothing).
         """
-        async with self.transaction() as db:
-            return await self._record_game_results(db, game_id, placings)
+        return await self._transact(lambda tx: self._record_game_results(tx, game_id, placings))
 
-    async def _record_game_results(
-        self, db: aiosqlite.Connection, game_id: int, placings: list[tuple[int, int | None, str]]
-    ) -> bool:
-        game = await self._one(
-            "SELECT league_id, round_id, results_recorded FROM games WHERE id = ?", (game_id,)
+    async def _record_game_results(self, tx: Tx, game_id: int, placings: Placings) -> bool:
+        # The game's row first, then its league's: the order every writer takes them in
+        # (append_actions holds the game already), so two never wait for each other.
+        game = await tx.fetchrow(
+            "SELECT league_id, round_id, results_recorded FROM games WHERE id = ?"
+            + self.dialect.lock_row,
+            game_id,
         )
         if game is None:
             raise NotFound(f"There is no game #{game_id}.")
         if game["results_recorded"] or game["league_id"] is None or game["round_id"] is None:
             return False
-        league = await self.league_by_id(game["league_id"])
-        round_row = await self._one("SELECT * FROM league_rounds WHERE id = ?", (game["round_id"],))
+        await self._lock_league(tx, game["league_id"])
+        league = await self.league_by_id(game["league_id"], db=tx)
+        round_row = await tx.fetchrow("SELECT * FROM league_rounds WHERE id = ?", game["round_id"])
         assert round_row is not None  # games.round_id references league_rounds
         rnd = self._round(round_row)
-        member_of = {m.user_id: m.id for m in await self.members(league.id)}
+        member_of = {m.user_id: m.id for m in await self.members(league.id, db=tx)}
         rows = [(member_of[u], p, s) for u, p, s in placings if u in member_of]
         if not league.robots_take_places:
             rows = places_among_members(rows)
-        if rows and league.is_open and not await self._round_has_results(rnd.id):
-            await self._insert_results(db, rnd, rows, "game", game_id)
-        await db.execute("UPDATE games SET results_recorded = 1 WHERE id = ?", (game_id,))
+        if rows and league.is_open and not await self._round_has_results(tx, rnd.id):
+            await self._insert_results(tx, rnd, rows, "game", game_id)
+        await tx.execute("UPDATE games SET results_recorded = 1 WHERE id = ?", game_id)
         return True
-
-    async def set_robots_take_places(self, league: League, on: bool) -> League:
-        self._require_open(league)
-        async with self.transaction() as db:
-            await db.execute(
-                "UPDATE leagues SET robots_take_places = ? WHERE id = ?", (int(on), league.id)
-            )
-        return await self.league_by_id(league.id)
-
-    async def set_archive_hours(self, league: League, hours: int) -> League:
-        self._require_open(league)
-        async with self.transaction() as db:
-            await db.execute(
-                "UPDATE leagues SET archive_hours = ? WHERE id = ?", (hours, league.id)
-            )
-        return await self.league_by_id(league.id)

@@ -1,24 +1,44 @@
 """The PostgreSQL connection under the store: a pool (one connection per transaction),
 opening all or nothing, migrations, transactions, and the faults of the server or the
-network reported as StoreUnavailable, as the SQLite store reports those of its file."""
+network reported as StoreUnavailable, as the SQLite store reports those of its file; and the
+PostgreSQL side of store.dialect (`POSTGRES`, `PostgresTx`)."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Self, TypeAlias
+from typing import Any, Self, TypeAlias, TypeVar
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import asyncpg
 
 from store import postgres_migrate
+from store.dialect import Backend, Dialect, Reads, Row, Tx
 from store.errors import StoreUnavailable
+
+T = TypeVar("T")
 
 # Reads take a pool connection of their own; so does each transaction. Either may be a
 # Connection or the Pool itself (both have fetch/fetchrow/execute).
 Executor: TypeAlias = asyncpg.Connection | asyncpg.Pool
+
+POSTGRES = Dialect(
+    name="postgres",
+    numbered=True,
+    # NO KEY UPDATE rather than UPDATE: it excludes the other writers of the row, but not
+    # the rows being inserted with a reference to it (log entries, timers, results, members
+    # take KEY SHARE on what they reference).
+    lock_row=" FOR NO KEY UPDATE",
+    claim_row=" FOR UPDATE OF t SKIP LOCKED",
+    # SQLite's NOCASE folds ASCII letters only; lower() under the "C" collation too (and
+    # leagues' unique index is on lower(name COLLATE "C")).
+    fold_sql='lower({} COLLATE "C")',
+    # Transaction-level: released by COMMIT or ROLLBACK whatever happens to the process.
+    name_lock_sql="SELECT pg_advisory_xact_lock(hashtextextended({}, 0))",
+    integrity_errors=(asyncpg.IntegrityConstraintViolationError,),
+)
 
 
 def redacted(url: str) -> str:
@@ -92,9 +112,12 @@ async def _keep_session(con: asyncpg.Connection) -> None:
     unlock all...) would only cost a round trip per query."""
 
 
-class PostgresConnection:
+class PostgresConnection(Backend):
     """An asyncpg pool. Every transaction takes a connection of its own, so transactions of
     one process run side by side; the locks they take in PostgreSQL keep them apart."""
+
+    dialect = POSTGRES
+    shared = True  # other processes write it too: a timer loop re-reads it every few seconds
 
     def __init__(
         self,
@@ -235,19 +258,54 @@ class PostgresConnection:
         """A pool connection in a READ COMMITTED transaction, committed at the end; any
         exception rolls back. Faults (also at BEGIN or COMMIT) are StoreUnavailable, with
         nothing of the transaction written. Methods that read and then write take a row
-        lock first (store.postgres_games), as SQLite's one writer at a time did for them."""
+        lock first (store.dialect's `lock_row`), as SQLite's one writer at a time does."""
         with self._faults():
             async with self.pool.acquire(timeout=self.timeout) as con, con.transaction():
                 yield con
 
-    async def _one(self, sql: str, *args: Any, db: Executor | None = None) -> asyncpg.Record | None:
-        with self._faults():
-            return await (self.pool if db is None else db).fetchrow(sql, *args)
+    # The store's SQL (store.dialect) -------------------------------------------------
 
-    async def _all(self, sql: str, *args: Any, db: Executor | None = None) -> list[asyncpg.Record]:
-        with self._faults():
-            return list(await (self.pool if db is None else db).fetch(sql, *args))
+    @property
+    def _reads(self) -> Reads:
+        return PostgresTx(self.pool, self)  # each read a round trip on a pool connection
 
-    async def _val(self, sql: str, *args: Any, db: Executor | None = None) -> Any:
+    async def _transact(self, work: Callable[[Tx], Coroutine[Any, Any, T]]) -> T:
+        async with self.transaction() as con:
+            return await work(PostgresTx(con, self))
+
+    async def _statement(self, sql: str, *args: Any) -> list[Row]:
+        # Not in a transaction() of its own: BEGIN and COMMIT would be two more round trips.
         with self._faults():
-            return await (self.pool if db is None else db).fetchval(sql, *args)
+            return list(await self.pool.fetch(self.dialect.sql(sql), *args))
+
+
+class PostgresTx:
+    """asyncpg under the Tx interface: a transaction's connection, or the pool (each
+    statement then its own transaction); `?` placeholders numbered, faults raised as
+    StoreUnavailable."""
+
+    __slots__ = ("db", "owner")
+
+    def __init__(self, db: Executor, owner: PostgresConnection) -> None:
+        self.db = db
+        self.owner = owner
+
+    async def fetch(self, sql: str, *args: Any) -> list[Row]:
+        with self.owner._faults():
+            return list(await self.db.fetch(POSTGRES.sql(sql), *args))
+
+    async def fetchrow(self, sql: str, *args: Any) -> Row | None:
+        with self.owner._faults():
+            return await self.db.fetchrow(POSTGRES.sql(sql), *args)
+
+    async def fetchval(self, sql: str, *args: Any) -> Any:
+        with self.owner._faults():
+            return await self.db.fetchval(POSTGRES.sql(sql), *args)
+
+    async def execute(self, sql: str, *args: Any) -> None:
+        with self.owner._faults():
+            await self.db.execute(POSTGRES.sql(sql), *args)
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        with self.owner._faults():
+            await self.db.executemany(POSTGRES.sql(sql), rows)

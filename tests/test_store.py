@@ -31,9 +31,12 @@ from store import (
     open_store,
     play,
 )
+from store.connection import SQLITE
+from store.dialect import Tx, numbered
 from store.errors import MigrationError, Repeated
 from store.migrate import MIGRATIONS_DIR, discover
 from store.models import Once, Shards, TimerSpec, shard_of
+from store.postgres_connection import POSTGRES
 from store.verify import verify_store
 from tests.toy_game import Roll, toy
 
@@ -699,6 +702,32 @@ async def test_sqlite_writes_queued_at_once_land_in_the_order_they_were_made(
 
 def writes_of(store: Store, game_id: int, values: range) -> list[Any]:
     return [store.update_game(game_id, status_message_id=n) for n in values]
+
+
+async def test_a_sqlite_transaction_that_awaits_anything_but_its_tx_is_refused(
+    tmp_path: Path,
+) -> None:
+    """The shared SQL's transactions run to their end on SQLite's thread, without the event
+    loop (store.connection._to_the_end): one that waits on anything else fails at once,
+    rolled back, rather than hang or half commit."""
+    async with SqliteStore(tmp_path / "suspends.db") as store:
+        game = await store.create_game("toy", 1, {}, None, channel_id=7, status="lobby")
+
+        async def work(tx: Tx) -> None:
+            await tx.execute("UPDATE games SET status_message_id = 5 WHERE id = ?", game.id)
+            await asyncio.sleep(0)
+
+        with pytest.raises(RuntimeError, match="awaited something other than its Tx"):
+            await store._transact(work)
+        assert (await store.load_game(game.id)).status_message_id is None
+
+
+def test_placeholders_are_numbered_for_postgresql_outside_quotes() -> None:
+    sql = "SELECT ?, 'it''s ?', \"odd?\" FROM t WHERE a = ? AND b IN (?, ?)"
+    assert numbered(sql) == "SELECT $1, 'it''s ?', \"odd?\" FROM t WHERE a = $2 AND b IN ($3, $4)"
+    own = "UPDATE t SET a = $2 WHERE id = $1 AND a = $2"  # PostgreSQL's own: left as it is
+    assert numbered(own) == own
+    assert SQLITE.sql(sql) == sql and POSTGRES.sql(sql) == numbered(sql)
 
 
 # Choosing and describing the store ------------------------------------------------------

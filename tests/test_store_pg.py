@@ -19,8 +19,9 @@ from typing import Any
 import asyncpg
 import pytest
 
-from store import PostgresStore, StaleState, open_store, play
+from store import NotFound, PostgresStore, SqliteStore, StaleState, Store, open_store, play
 from store.errors import StoreUnavailable
+from store.games import GameStore
 from store.migrate import discover
 from store.models import TimerSpec
 from store.verify import verify_store
@@ -359,6 +360,63 @@ async def test_a_finishing_action_records_the_league_result_once_across_pools(
         assert (await a.load_game(game.id)).results_recorded
 
 
+class _StepwisePostgres(PostgresStore):
+    """PostgreSQL with the store's statement-by-statement append (SQLite's) rather than its
+    own one-statement one: the shared SQL must hold on both databases."""
+
+    _append = GameStore._append
+
+
+async def _appends(store: Store, guild_id: int) -> list[Any]:
+    """Appends of every kind (timers, status, human time, a chain, a lost race, a league
+    finish, a game without state, no game) and what each left behind, without ids."""
+    league = await store.create_league(guild_id, "Cup", "waddington", "w", [10, 8], None)
+    for user in (1, 2):
+        await store.join_league(league, user, f"D{user}", None)
+    rnd = await store.set_round(league, 1, "Monza", None)
+    game = await store.create_game("toy", 1, {}, '{"at":0}', league_id=league.id, round_id=rnd.id)
+    lobby = await store.create_game("toy", 2, {}, None, status="lobby")
+    gid = game.id
+    seen: list[Any] = []
+    idle = [TimerSpec(event="idle", due_at=10.5, payload={"n": 1})]
+    seen.append(await store.append_action(gid, 0, "1", '{"a":1}', '{"at":1}', timers=idle))
+    chain = [("2", '{"a":2}', True), ("1", '{"a":3}', False)]
+    seen.append(await store.append_actions(gid, 1, chain, '{"at":3}', human_at=7.25))
+    for late in (1, 0):
+        with pytest.raises(StaleState) as stale:
+            await store.append_action(gid, late, "2", "{}", '{"at":9}', timers=[])
+        seen.append((stale.value.seq, stale.value.state_json))
+    for missing in (lobby.id, gid + 1000):
+        with pytest.raises(NotFound) as gone:
+            await store.append_action(missing, 0, "1", "{}", "{}")
+        seen.append(gone.value.message.replace(str(missing), "#"))
+    placings = [(2, 1, "finished"), (1, 2, "finished")]
+    seen.append(
+        await store.append_action(
+            gid, 3, "2", '{"a":4}', '{"at":4}', status="finished", results=placings, timers=[]
+        )
+    )
+    record = await store.load_game(gid)
+    seen.append(record.model_dump(exclude={"id", "league_id", "round_id"}))
+    seen.append([a.model_dump(exclude={"game_id", "created_at"}) for a in await store.actions(gid)])
+    seen.append([(r.place, r.status, r.source) for r in await store.results(league.id)])
+    seen.append([(t.event, t.due_at, t.payload) for t in await store.timers(gid)])
+    return seen
+
+
+async def test_the_append_writes_the_same_on_both_databases_either_way(
+    tmp_path: Path, pg_schema: str
+) -> None:
+    """PostgreSQL's one-statement append, the shared statement-by-statement one on
+    PostgreSQL, and SQLite's: the same outcomes and the same rows."""
+    async with SqliteStore(tmp_path / "a.db") as lite:
+        expected = await _appends(lite, 1)
+    async with open_store(pg_schema) as pg, _StepwisePostgres(pg_schema) as steps:
+        assert await _appends(pg, 1) == expected
+        assert await _appends(steps, 2) == expected
+    assert expected[:6] == [1, 3, (3, '{"at":3}'), (3, '{"at":3}'), *expected[4:6]]
+
+
 # Faults: one line naming the database, nothing changed, no hang -------------------------
 
 
@@ -642,10 +700,8 @@ async def _refusals(store: Any) -> list[str]:
 
 
 async def test_refusals_read_the_same_on_both_backends(tmp_path: Path, pg_schema: str) -> None:
-    """The messages are written twice (store.leagues, store.postgres_leagues...): a change
-    to one that misses the other shows here."""
-    from store import SqliteStore
-
+    """The messages are written once (store.leagues, store.games), but reached through
+    each database's locks and errors: a path that differs shows here."""
     async with SqliteStore(tmp_path / "a.db") as lite, open_store(pg_schema) as pg:
         on_sqlite, on_postgres = await _refusals(lite), await _refusals(pg)
     assert "no refusal" not in on_sqlite
