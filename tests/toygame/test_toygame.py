@@ -48,10 +48,11 @@ async def test_a_league_race_of_a_game_declared_in_its_test_package(
     assert {"name": SPEC.title, "value": SPEC.name} in offered
     created = await d.slash("league", "create", name="Toy Cup", game=SPEC.name, user=ALICE)
     assert not created.ephemeral, created.content
-    assert f"({SPEC.title}, its first season, points 10-8-6-4-2-1)" in created.content
+    assert f"({SPEC.title}, its first season, points 10-8-6-4-2-1)" in str(created.content)
     # Its members claim the toy spec's colours (and no other).
     refused = await d.slash("league", "join", league="Toy Cup", colour="yellow", user=BOB)
-    assert refused.ephemeral and "Pick a colour from: red, blue, green, white" in refused.content
+    assert refused.ephemeral
+    assert "Pick a colour from: red, blue, green, white" in str(refused.content)
     await d.slash("league", "join", league="Toy Cup", colour="green", user=ALICE)
     await d.slash("league", "join", league="Toy Cup", colour="white", user=BOB)
     await d.slash(
