@@ -9,9 +9,14 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from renderer.boards import warm_all
 from rules.base import games
 from tests.fakediscord import ALICE, BOB, FakeUser, InProcessDriver
 from tests.fakediscord.backend import _walk_components
+from tests.toygame.board import MARKERS, empty_board
+from tests.toygame.rules import ToyGame
 from tests.toygame.spec import SPEC
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -113,6 +118,19 @@ async def test_a_league_race_of_a_game_declared_in_its_test_package(
     assert rows == [("1", first, "10"), ("2", second, "8")]
     assert embed.footer.text is not None and embed.footer.text.startswith(SPEC.title)
     assert "1/1 rounds" in embed.footer.text
+
+
+def test_start_up_warms_what_the_spec_names(
+    toy_game: ToyGame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bot's start-up draws each registered game's board and runs its spec's `warm`
+    (here only the toy game's, not the real games' seconds of it)."""
+    monkeypatch.setattr("renderer.boards.specs", lambda: {SPEC.name: toy_game.spec})
+    empty_board.cache_clear()
+    warm_all()
+    # the board of a simulated race (2 cars), then every size the spec's warm builds
+    assert empty_board.cache_info().currsize == len(MARKERS) - 1
+    empty_board.cache_clear()
 
 
 def test_the_toy_game_is_known_only_while_a_test_registers_it() -> None:
