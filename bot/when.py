@@ -98,7 +98,7 @@ def suggestions(typed: str, *, default_zone: str, now: float, limit: int = 10) -
         return [f"{head} {z}" for z in names[:limit]]
     tz = zone(default_zone)
     today = datetime.fromtimestamp(now, tz)
-    out = []
+    out: list[str] = []
     day = today
     while len(out) < limit - 1:
         day += timedelta(days=1)

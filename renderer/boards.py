@@ -17,10 +17,9 @@ def board_renderers() -> dict[str, Callable[[Any], bytes]]:
 
 def warm_all() -> None:
     """Draw each kind of image once, so that fonts, sprites and static layers are cached
-    before the first player waits for one (the first draw of each costs up to a second)."""
-    from renderer.rf90 import warm_caches as warm_rf90
+    before the first player waits for one (the first draw of each costs up to a second):
+    the standings, each registered game's board, then what its spec's `warm` builds."""
     from renderer.standings import StandingsLine, render_standings
-    from renderer.waddington import warm_caches
     from rules.base import get_game
 
     line = StandingsLine(
@@ -38,5 +37,6 @@ def warm_all() -> None:
     for name, render in board_renderers().items():
         game = get_game(name)
         render(game.new_game(1, game.simulation_config()))
-    warm_caches()
-    warm_rf90()  # both tracks, every section's close-up, the cockpit
+    for spec in specs().values():
+        if spec.warm:
+            resolve(spec.warm)()  # e.g. Waddington's boards, RF90's tracks and close-ups

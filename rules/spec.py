@@ -1,7 +1,8 @@
 """What Paddock needs to know of a game besides its rules, declared once, next to them.
 
 Each game's package gives its `Game` a `spec`; nothing else lists the games. The bot loads
-each spec's cog (its presenter and commands), the renderer finds its board, leagues take its
+each spec's cog (its presenter and commands), the renderer finds its board (and what warms its
+images' caches), leagues take its
 title and colours, `paddock simulate` its options, and the conformance tests its variants
 and what its views hide. Other layers are named by import path ("module:attribute"), so the
 rules import nothing above them.
@@ -67,6 +68,8 @@ class GameSpec:
     title: str
     cog: str | None = None  # the bot extension with the game's presenter and commands
     board: str | None = None  # "module:function": a state's board as PNG bytes
+    # "module:function": builds its images' cached layers, once, at the bot's start-up
+    warm: str | None = None
     colours: tuple[str, ...] = ()  # car colours a league driver may claim
     simulate: tuple[SimOption, ...] = ()
     # variants the conformance tests play ("module:function" returning Variants; none: the

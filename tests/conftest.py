@@ -2,13 +2,15 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from store import SqliteStore, Store, open_store
+from tests.toygame import registered
+from tests.toygame.rules import ToyGame
 
 # The PostgreSQL half of the store tests runs when this names a server's database (each
 # test gets a schema of its own there, dropped afterwards); .ci/run always sets it.
@@ -17,6 +19,13 @@ PG_SKIP = (
     f"{PG_ENV} is not set, so the PostgreSQL store tests did not run "
     f"(e.g. {PG_ENV}=postgresql://postgres@127.0.0.1:5432/test)"
 )
+
+
+@pytest.fixture
+def toy_game() -> Iterator[ToyGame]:
+    """The test-only toy game (tests/toygame/), registered for the test's duration."""
+    with registered() as game:
+        yield game
 
 
 @pytest.fixture

@@ -38,9 +38,13 @@ from store.migrate import MIGRATIONS_DIR, discover
 from store.models import Once, Shards, TimerSpec, shard_of
 from store.postgres_connection import POSTGRES
 from store.verify import verify_store
-from tests.toy_game import Roll, toy
+from tests.toygame.rules import Roll, ToyGame
 
 ALL_MIGRATIONS = [f"{m.version:04d}_{m.name}" for m in discover()]
+
+# the toy game's rules (tests/toygame/) play the games these tests store
+pytestmark = pytest.mark.usefixtures("toy_game")
+
 TABLES = {
     "sqlite": "SELECT name FROM sqlite_master WHERE type = 'table'",
     "postgres": "SELECT table_name FROM information_schema.tables"
@@ -161,8 +165,8 @@ async def _toy_game(store: Store, seed: int = 5) -> int:
     return record.id
 
 
-async def test_action_log_and_snapshot_move_together(store: Store) -> None:
-    game = toy()
+async def test_action_log_and_snapshot_move_together(store: Store, toy_game: ToyGame) -> None:
+    game = toy_game
     gid = await _toy_game(store)
     for i in range(4):
         await play.act(store, gid, Roll(seat=i % 2), actor=str(i % 2 + 1))
@@ -182,13 +186,15 @@ async def test_illegal_action_stores_nothing(store: Store) -> None:
     assert after == before and await store.actions(gid) == []
 
 
-async def test_two_writers_race_for_one_sequence_number(backend_url: str) -> None:
+async def test_two_writers_race_for_one_sequence_number(
+    backend_url: str, toy_game: ToyGame
+) -> None:
     # Two stores on one database: two SQLite connections, or two PostgreSQL pools.
     a, b = open_store(backend_url), open_store(backend_url)
     await a.open()
     await b.open()
     gid = await _toy_game(a)
-    game = toy()
+    game = toy_game
     state = game.load_state((await a.load_game(gid)).state_json)
     s1, _ = game.apply(state, Roll(seat=0))
     s2, _ = game.apply(state, Roll(seat=0, boost=1))
@@ -282,11 +288,12 @@ def test_crash_in_the_middle_of_a_game_loses_nothing(backend_url: str) -> None:
         f"""
         import asyncio, os, signal, sys
         sys.path.insert(0, {str(Path(__file__).resolve().parent.parent)!r})
+        from rules.base import register
         from store import open_store, Seat, play
-        from tests.toy_game import Roll, toy
+        from tests.toygame.rules import Roll, ToyGame
 
         async def main():
-            toy()
+            register(ToyGame())
             s = open_store({backend_url!r})
             await s.open()
             rec, _ = await play.new_game(s, "toy", 9, {{"players": 2}},
@@ -305,7 +312,6 @@ def test_crash_in_the_middle_of_a_game_loses_nothing(backend_url: str) -> None:
     gid = int(proc.stdout.split()[0])
 
     async def check() -> None:
-        toy()
         async with open_store(backend_url) as s:
             record = await s.load_game(gid)
             assert record.seq == 5 and len(await s.actions(gid)) == 5
@@ -357,7 +363,7 @@ async def test_league_lifecycle_and_refusals(store: Store) -> None:
     assert (await store.get_league(1, "spring cup", 1)).status == "closed"
 
 
-async def test_game_results_are_recorded_once(store: Store) -> None:
+async def test_game_results_are_recorded_once(store: Store, toy_game: ToyGame) -> None:
     lg = await store.create_league(1, "Cup", "waddington", "waddington", [10, 8], 1)
     await store.join_league(lg, 1, "A", None)
     await store.join_league(lg, 2, "B", None)
@@ -374,7 +380,7 @@ async def test_game_results_are_recorded_once(store: Store) -> None:
         league_id=lg.id,
         round_id=rnd.id,
     )
-    game = toy()
+    game = toy_game
     played = None
     while played is None or not played.finished:
         state = game.load_state((await store.load_game(record.id)).state_json)
@@ -821,7 +827,6 @@ async def test_a_game_ends_with_the_timers_its_end_arms_and_no_others(store: Sto
     ]
     assert not await store.end_game(lobby.id, from_status=("lobby",), timers=[])
     assert len(await store.timers(lobby.id)) == 1  # a second end changes nothing
-    toy()
     record, _ = await play.new_game(store, "toy", 2, {"players": 2}, [])
     turn = [TimerSpec(event="turn", due_at=5.0)]
     for n in range(100):

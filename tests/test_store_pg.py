@@ -25,10 +25,13 @@ from store.games import GameStore
 from store.migrate import discover
 from store.models import TimerSpec
 from store.verify import verify_store
-from tests.toy_game import toy
+from tests.toygame.rules import ToyGame
 
 ROOT = Path(__file__).resolve().parent.parent
 ALL_MIGRATIONS = [f"{m.version:04d}_{m.name}" for m in discover()]
+
+# the toy game's rules (tests/toygame/) play the games these tests store
+pytestmark = pytest.mark.usefixtures("toy_game")
 
 
 def run_script(script: str, *args: str, timeout: float = 120) -> Any:
@@ -230,11 +233,12 @@ def test_two_processes_starting_on_an_empty_database_both_come_up(pg_url: str) -
 # moves it stored and the ones refused as stale.
 _PLAY = """
     import asyncio, json, multiprocessing, sys
+    from rules.base import register
     from store import open_store, play, StaleState
-    from tests.toy_game import Roll, toy
+    from tests.toygame.rules import Roll, ToyGame
 
     def worker(url, games, who, barrier, out):
-        toy()
+        register(ToyGame())
         async def go():
             store = open_store(url)
             await store.open(run_migrations=False)
@@ -276,7 +280,6 @@ async def test_two_processes_playing_one_game_never_interleave_a_move(pg_schema:
     """load -> apply -> persist from two processes on the same games: every stored move
     was decided on the state just before it (the log replays to each snapshot), none is
     lost or doubled, and the processes really collided (stale refusals)."""
-    toy()
     async with open_store(pg_schema) as store:
         games = [(await play.new_game(store, "toy", i, {}, []))[0].id for i in range(25)]
         report = await asyncio.to_thread(run_script, _PLAY, pg_schema, json.dumps(games))
@@ -568,13 +571,15 @@ async def test_a_connection_ended_by_the_server_is_one_line_and_nothing_changes(
 # paddock copy-db --------------------------------------------------------------------------
 
 
-def test_copy_db_moves_a_sqlite_bot_to_postgres_row_for_row(tmp_path: Path, pg_schema: str) -> None:
+def test_copy_db_moves_a_sqlite_bot_to_postgres_row_for_row(
+    tmp_path: Path, pg_schema: str, toy_game: ToyGame
+) -> None:
     import sqlite3
 
     from bot.cli import main
     from store import Seat, SqliteStore, play
     from store.postgres_copy import TABLES
-    from tests.toy_game import Roll, toy
+    from tests.toygame.rules import Roll
 
     path = tmp_path / "bot.db"
     seats = [
@@ -583,7 +588,7 @@ def test_copy_db_moves_a_sqlite_bot_to_postgres_row_for_row(tmp_path: Path, pg_s
     ]
 
     async def build() -> None:
-        game = toy()
+        game = toy_game
         async with SqliteStore(path) as s:
             await s.set_admin_role(2**61, 2**59)
             await s.set_dm_reminders(2**60, True)

@@ -97,6 +97,11 @@ class Lobby:
         league_id = round_id = None
         if league_round is not None:
             league_id, round_id = league_round[0].id, league_round[1].id
+            # the host races in their league colour, as a driver who joins does
+            host_colour: dict[str, str] = {}
+            await self.league_colour(presenter, league_id, interaction.user.id, host_colour)
+            if host_colour:
+                settings["colours"] = host_colour
         once = Once(
             channel_id=channel.id,
             user_id=interaction.user.id,
@@ -191,6 +196,17 @@ class Lobby:
             raise await self._not_opened(record.id, announced, opened, reason, exc) from exc
         await self.core.store.update_game(record.id, status_message_id=lobby_message.id)
         return record
+
+    async def league_colour(
+        self, presenter: Presenter, league_id: int, user_id: int, colours: dict[str, str]
+    ) -> None:
+        """A league driver races in their league colour, if the game offers colours and
+        nobody in this lobby holds it (`colours`: the lobby's, by user id, given it)."""
+        if not presenter.colours:
+            return
+        member = await self.core.store.member_by_user(league_id, user_id)
+        if member and member.colour and member.colour not in colours.values():
+            colours[str(user_id)] = member.colour
 
     async def _not_opened(
         self,
@@ -305,11 +321,8 @@ class Lobby:
                     )
                 seats.append(human_seat(len(seats), user))
                 if presenter.colours and record.league_id is not None:
-                    # a league driver races in the league colour, if it is free here
-                    member = await self.core.store.member_by_user(record.league_id, user.id)
                     colours = settings.setdefault("colours", {})
-                    if member and member.colour and member.colour not in colours.values():
-                        colours[str(user.id)] = member.colour
+                    await self.league_colour(presenter, record.league_id, user.id, colours)
             elif action == "colour":
                 if not any(s.user_id == user.id for s in seats):
                     raise PaddockError(f"Join this {presenter.noun} first, then pick a colour.")

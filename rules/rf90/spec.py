@@ -55,6 +55,7 @@ SPEC = GameSpec(
     title="Race! Formula 90",
     cog="bot.cogs.rf90",
     board="renderer.rf90:render_track",
+    warm="renderer.rf90:warm_caches",
     # the dashboards' colours are a Paddock choice (docs/rules/rf90.md)
     colours=("red", "blue", "green", "yellow", "white", "black"),
     simulate=(SimOption("--track", "rf90", values="rules.rf90.catalog:TRACKS"),),

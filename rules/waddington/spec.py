@@ -21,6 +21,7 @@ SPEC = GameSpec(
     title="Waddington's Formula 1",
     cog="bot.cogs.waddington",
     board="renderer.waddington:render_board",
+    warm="renderer.waddington:warm_caches",
     colours=("yellow", "orange", "green", "red", "black", "blue"),  # the six cars (rule 19)
     simulate=(SimOption("--laps", "laps (waddington)", int),),
     variants="rules.waddington.spec:variants",

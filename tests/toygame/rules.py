@@ -1,5 +1,6 @@
-"""A tiny dice race used to test the store, replay and verify without depending on a real
-game's rules: two or more seats take turns rolling a die; the first past 20 ends it."""
+"""The toy game's rules: a tiny dice race, used to test the store, replay and verify without
+depending on a real game's rules, and played in Discord by tests/toygame/test_toygame.py.
+Two or more seats take turns rolling a die (or a die plus one); the first past 20 ends it."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ from typing import Any, Literal
 
 from pydantic import TypeAdapter
 
-from rules.base import Action, Event, Game, GameState, Placing, games, get_game, register
+from rules.base import Action, Event, Game, GameState, Placing
 from rules.errors import IllegalAction, NotYourTurn
 from rules.rng import Rng
-from rules.spec import GameSpec
+from tests.toygame.spec import SPEC
+
+GOAL = 20  # the first past it ends the race
 
 
 class ToyState(GameState):
@@ -25,9 +28,9 @@ class Roll(Action):
 
 
 class ToyGame(Game[ToyState]):
-    spec = GameSpec(name="toy", title="Toy dice race")  # rules only: no cog, no board
-    name = spec.name
-    title = spec.title
+    spec = SPEC
+    name = SPEC.name
+    title = SPEC.title
     state_type = ToyState
     action_adapter = TypeAdapter(Roll)
 
@@ -56,7 +59,7 @@ class ToyGame(Game[ToyState]):
         return [Roll(seat=seat), Roll(seat=seat, boost=1)] if seat in self.to_act(state) else []
 
     def is_terminal(self, state: ToyState) -> bool:
-        return max(state.positions) > 20
+        return max(state.positions) > GOAL
 
     def classification(self, state: ToyState) -> list[Placing]:
         order = sorted(range(len(state.positions)), key=lambda s: (-state.positions[s], s))
@@ -67,9 +70,3 @@ class ToyGame(Game[ToyState]):
 
     def simulation_config(self, players: int | None = None, **options: Any) -> dict[str, Any]:
         return {"players": players or 2}
-
-
-def toy() -> ToyGame:
-    if "toy" not in games():
-        register(ToyGame())
-    return get_game("toy")  # type: ignore[return-value]
