@@ -12,8 +12,8 @@ from rules.rf90 import catalog
 from store.verify import verify_store
 from tests.bot_helpers import make_bot, world
 from tests.fakediscord import ALICE, BOB, CAROL, InProcessDriver
+from tests.rf90.test_bot_rf90_thread import assert_every_line_once
 from tests.rf90_driver import PRESENTER, custom_ids, decide, loaded, prompt_of
-from tests.test_bot_rf90_thread import assert_every_line_once
 
 
 @pytest.mark.parametrize("track", ["barcelona", "silverstone"])

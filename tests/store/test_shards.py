@@ -23,7 +23,7 @@ from bot.settings import MissingSetting, Settings, load_settings, parse_shard_id
 from store import open_store
 from store.models import Shards, shard_of
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # Settings ----------------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ from store.errors import MigrationError, StoreUnavailable
 from store.migrate import MIGRATIONS_DIR, discover
 from store.models import TimerSpec
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ALL_MIGRATIONS = [f"{m.version:04d}_{m.name}" for m in discover()]
 
 

@@ -20,8 +20,8 @@ from store.verify import verify_store
 from tests.bot_helpers import make_bot, world
 from tests.fakediscord import ALICE, BOB, InProcessDriver
 from tests.fakediscord.process import BotProcess, RemoteFakeDiscord
+from tests.rf90.test_bot_rf90_life import open_race, remote_decide, remote_settled, to_the_duel
 from tests.rf90_driver import PRESENTER, decide, loaded, prompt_of, seed_of, with_seed
-from tests.test_bot_rf90_life import open_race, remote_decide, remote_settled, to_the_duel
 
 SEED = 4242
 STAMP = re.compile(r"<t:\d+:[A-Za-z]>")  # a deadline: the clock's, not the race's

@@ -745,7 +745,7 @@ async def test_pit_formula_race_message_deleted_comes_back_at_the_next_move(
 ) -> None:
     """The race message is edited as crews lay tokens; deleted by a moderator, the next edit
     posts it again (with its buttons) instead of logging a failure every time."""
-    from tests.test_bot_pitformula import first_tyre
+    from tests.pitformula.test_bot_pitformula import first_tyre
 
     async with bot_on_fake(tmp_path) as (fd, logs):
         await fd.slash("pit", "start", players=f"<@{BOB.id}>", races=2, user=ALICE)

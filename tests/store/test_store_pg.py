@@ -26,7 +26,7 @@ from store.models import TimerSpec
 from store.verify import verify_store
 from tests.toy_game import toy
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ALL_MIGRATIONS = [f"{m.version:04d}_{m.name}" for m in discover()]
 
 

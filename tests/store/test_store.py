@@ -278,7 +278,7 @@ def test_crash_in_the_middle_of_a_game_loses_nothing(backend_url: str) -> None:
     script = textwrap.dedent(
         f"""
         import asyncio, os, signal, sys
-        sys.path.insert(0, {str(Path(__file__).resolve().parent.parent)!r})
+        sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
         from store import open_store, Seat, play
         from tests.toy_game import Roll, toy
 

@@ -49,9 +49,7 @@ from tests.bot_helpers import make_bot, world
 from tests.f1_driver import buttons, latest_with, seat_user, start_race, state_of
 from tests.fakediscord import ALICE, GENERAL_CHANNEL_ID, RACES_CHANNEL_ID, InProcessDriver
 from tests.fakediscord.backend import _walk_components
-from tests.rf90_driver import PRESENTER as RF90_PRESENTER
-from tests.rf90_driver import decide, loaded
-from tests.test_bot_rf90_thread import (
+from tests.rf90.test_bot_rf90_thread import (
     assert_every_line_once,
     logged_events,
     logged_lines,
@@ -59,6 +57,8 @@ from tests.test_bot_rf90_thread import (
     race_at,
     thread_messages,
 )
+from tests.rf90_driver import PRESENTER as RF90_PRESENTER
+from tests.rf90_driver import decide, loaded
 
 DEADLINE = 1_900_000_000.0
 GID = 7

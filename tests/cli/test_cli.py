@@ -22,7 +22,7 @@ from bot.client import INVITE_SCOPES, REQUIRED_PERMISSIONS
 from rules.base import games
 from store.migrate import MIGRATIONS_DIR
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def paddock(*args: str, env: dict[str, str] | None = None, cwd: Path = ROOT, timeout: float = 60):

@@ -28,7 +28,7 @@ from tests import bot_helpers
 from tests.fakediscord import ALICE, BOB, FakeDiscord, World
 from tests.fakediscord import payloads as pl
 from tests.fakediscord.process import BotGone, BotProcess, RemoteFakeDiscord
-from tests.test_bot_table import remote_click, remote_settled
+from tests.table.test_bot_table import remote_click, remote_settled
 
 # The world's own guild is on shard 1 of 2; a second guild on shard 0.
 SHARD1_GUILD = pl.GUILD_ID
