@@ -30,6 +30,7 @@ from renderer.standings import (
     render_standings,
     standings_layout,
 )
+from tests.helpers import near, open_png, pixels
 
 TITLE = "Sunday League - Season 3"
 SUBTITLE = "Race! Formula 90 · points 25-18-15-12-10-8-6-4-2-1"
@@ -55,22 +56,6 @@ def line(
 
 def lines(n: int, rounds: int = 6) -> list[StandingsLine]:
     return [line(i, rounds) for i in range(n)]
-
-
-def open_png(data: bytes) -> Image.Image:
-    image = Image.open(io.BytesIO(data))
-    assert image.format == "PNG"
-    image.load()
-    return image.convert("RGB")
-
-
-def pixels(image: Image.Image) -> list[tuple[int, int, int]]:
-    raw = image.convert("RGB").tobytes()
-    return [tuple(raw[i : i + 3]) for i in range(0, len(raw), 3)]
-
-
-def close(a: tuple[int, ...], b: tuple[int, ...], tol: int = 8) -> bool:
-    return all(abs(x - y) <= tol for x, y in zip(a, b, strict=True))
 
 
 def test_valid_png_with_layout_size():
@@ -121,8 +106,8 @@ def test_empty_standings_render_the_no_results_variant():
     # The table's dark header row is drawn only when there are rows.
     layout = standings_layout(SUBTITLE, [])
     probe = (WIDTH // 2, layout.table_top + STYLE.header_height // 2)
-    assert close(one_image.getpixel(probe), HEADER_BG)
-    assert not close(empty_image.getpixel(probe), HEADER_BG)
+    assert near(one_image.getpixel(probe), HEADER_BG, tol=8)
+    assert not near(empty_image.getpixel(probe), HEADER_BG, tol=8)
     # ...and the empty variant shows dark text ("No results yet") in its middle.
     middle = empty_image.crop((WIDTH // 4, layout.table_top, 3 * WIDTH // 4, layout.height))
     assert min(sum(px) for px in pixels(middle)) < 150
@@ -137,10 +122,10 @@ def test_marker_shows_the_car_colour(row):
     expected = PALETTE[rows[row].colour].fill
     left, top, right, bottom = marker_fill_box((cx, cy), STYLE.marker_size)
     # Just inside the coloured disc, left of the centred number.
-    assert close(image.getpixel((left + 3, cy)), expected)
+    assert near(image.getpixel((left + 3, cy)), expected, tol=8)
     # Most of the coloured disc is the car colour (the rest is the number and antialiasing).
     box = image.crop((left, top, right, bottom))
-    matching = sum(1 for px in pixels(box) if close(px, expected))
+    matching = sum(1 for px in pixels(box) if near(px, expected, tol=8))
     assert matching > 0.45 * box.width * box.height
 
 
@@ -152,8 +137,8 @@ def test_marker_colour_follows_the_driver_not_the_row():
     left = marker_fill_box((cx, cy), STYLE.marker_size)[0]
     a = open_png(render_standings(TITLE, SUBTITLE, rows)).getpixel((left + 3, cy))
     b = open_png(render_standings(TITLE, SUBTITLE, swapped)).getpixel((left + 3, cy))
-    assert close(a, PALETTE["red"].fill)
-    assert close(b, PALETTE["blue"].fill)
+    assert near(a, PALETTE["red"].fill, tol=8)
+    assert near(b, PALETTE["blue"].fill, tol=8)
 
 
 def test_marker_has_a_dark_outline_so_white_cars_show_on_white():
@@ -173,7 +158,7 @@ def test_unknown_or_missing_colour_uses_neutral_marker():
     image = open_png(render_standings(TITLE, SUBTITLE, rows))
     cx, cy = standings_layout(SUBTITLE, rows).marker_centre(0)
     left = marker_fill_box((cx, cy), STYLE.marker_size)[0]
-    assert close(image.getpixel((left + 3, cy)), NEUTRAL.fill)
+    assert near(image.getpixel((left + 3, cy)), NEUTRAL.fill, tol=8)
 
 
 def test_long_and_unicode_names_do_not_crash():

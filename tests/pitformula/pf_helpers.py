@@ -1,4 +1,5 @@
-"""Helpers that build Pit Formula positions for the scenario tests."""
+"""Pit Formula's test helpers: positions for the scenario, renderer and bot tests, and the
+engine contract's own statement of what a crew may send (`pf_legal`)."""
 
 from __future__ import annotations
 
@@ -49,6 +50,13 @@ def force_trophy(state: PitFormulaState, trophy_id: str) -> None:
     if trophy_id in state.trophy_stack:
         state.trophy_stack.remove(trophy_id)
     state.trophy_stack.append(trophy_id)
+
+
+def on_table(state: PitFormulaState, letter: str, skip: int = 0) -> str:
+    """The coordinate of a token of this part (its face's letter, e.g. "T") still on the
+    table: the first, or the one after `skip` others."""
+    found = [s for s, f in enumerate(state.faces) if f[0] == letter and state.where[s] == ON_TABLE]
+    return coord_of(found[skip])
 
 
 def token(state: PitFormulaState, face: str, skip: int = 0) -> str:

@@ -4,12 +4,9 @@ scoring sheet are drawn where the layout helpers say, and that every text reads 
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 import pytest
-from PIL import Image
 
 import renderer.pitformula as pit_images
 from renderer import common, pitformula_scoring, pitformula_table
@@ -31,45 +28,28 @@ from renderer.pitformula import (
 )
 from renderer.pitformula_sprites import DIGIT_SIZE
 from rules.pitformula import GAME, PitFormulaState, catalog, coord_of
-from rules.pitformula.state import ON_TABLE, OUT_OF_PLAY, Fix, Go, Reveal
+from rules.pitformula.state import OUT_OF_PLAY, Fix, Go, Reveal
+from tests.helpers import (
+    PHONE_MIN_PX,
+    PHONE_WIDTH,
+    Drawn,
+    assert_phone_legible,
+    near,
+    open_png,
+    pixels,
+    record_texts,
+)
+from tests.pitformula.pf_helpers import new, on_table
 
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 BUDGET = 200_000
 PARTS = {"T": "tyre", "W": "wing", "G": "gas", "E": "engine"}
 ERRORS = {"mode": "standard", "players": 4}
 ERRORS["skills"] = [{"speed_ms": 4000, "error_rate": 0.3, "greed": 0.6}] * 4
 
 
-def open_png(data: bytes) -> Image.Image:
-    assert data.startswith(PNG_MAGIC)
-    image = Image.open(io.BytesIO(data))
-    image.load()
-    return image.convert("RGB")
-
-
-def pixels(image: Image.Image) -> list[tuple[int, ...]]:
-    raw = image.convert("RGB").tobytes()
-    return [tuple(raw[i : i + 3]) for i in range(0, len(raw), 3)]
-
-
-def close(a: tuple[int, ...], b: tuple[int, ...], tol: int = 30) -> bool:
-    return all(abs(x - y) <= tol for x, y in zip(a, b, strict=True))
-
-
-def new(seed: int = 1, **config) -> PitFormulaState:
-    return GAME.new_game(seed, {"mode": "standard", "players": 4, **config})
-
-
 def go(state: PitFormulaState) -> PitFormulaState:
     state, _ = GAME.apply(state, Go(seat=state.cars[state.starter].seats[0]))
     return state
-
-
-def first_on_table(state: PitFormulaState, letter: str) -> str:
-    slot = next(
-        s for s, f in enumerate(state.faces) if f[0] == letter and state.where[s] == ON_TABLE
-    )
-    return coord_of(slot)
 
 
 def play_one_race(seed: int, config: dict) -> tuple[PitFormulaState, PitFormulaState]:
@@ -120,9 +100,9 @@ def test_each_token_shows_its_part_colour():
         coord = coord_of(slot)
         part = PARTS[face[0]]
         got = image.getpixel(token_fill_xy(coord, part))
-        assert close(got, PART_FILL[part]), (coord, face, got)
-    tyre, engine = first_on_table(state, "T"), first_on_table(state, "E")
-    assert not close(
+        assert near(got, PART_FILL[part], tol=30), (coord, face, got)
+    tyre, engine = on_table(state, "T"), on_table(state, "E")
+    assert not near(
         image.getpixel(token_fill_xy(tyre, "tyre")),
         image.getpixel(token_fill_xy(engine, "engine")),
         tol=60,
@@ -132,7 +112,7 @@ def test_each_token_shows_its_part_colour():
 def test_the_digit_is_drawn_in_white_on_the_token():
     state = go(new())
     image = open_png(render_table(state))
-    coord = first_on_table(state, "E")
+    coord = on_table(state, "E")
     x, y = token_xy(coord)
     box = image.crop((x - 12, y - 14, x + 12, y + 14))
     whites = sum(1 for p in pixels(box) if min(p) > 230)
@@ -143,17 +123,17 @@ def test_a_token_taken_by_a_fix_leaves_an_empty_slot():
     state = go(new())
     seat = 0
     state, _ = GAME.apply(state, Reveal(seat=seat, cards=["t1"], at_ms=100))
-    coord = first_on_table(state, "T")
+    coord = on_table(state, "T")
     before = open_png(render_table(state))
-    assert close(before.getpixel(token_fill_xy(coord, "tyre")), PART_FILL["tyre"])
+    assert near(before.getpixel(token_fill_xy(coord, "tyre")), PART_FILL["tyre"], tol=30)
     state, _ = GAME.apply(state, Fix(seat=seat, card="t1", tokens=[coord], at_ms=200))
     assert state.where[coord_of_index(coord)] == 0
     after = open_png(render_table(state))
     got = after.getpixel(token_fill_xy(coord, "tyre"))
-    assert not close(got, PART_FILL["tyre"], tol=60)
-    assert close(got, PANEL, tol=8)
+    assert not near(got, PART_FILL["tyre"], tol=60)
+    assert near(got, PANEL, tol=8)
     # every other token is unchanged
-    other = first_on_table(state, "T")
+    other = on_table(state, "T")
     assert after.getpixel(token_fill_xy(other, "tyre")) == before.getpixel(
         token_fill_xy(other, "tyre")
     )
@@ -166,12 +146,14 @@ def coord_of_index(coord: str) -> int:
 
 
 def test_basic_game_engine_tokens_are_not_drawn():
-    state = go(new(basic=True))
+    state = go(new({"basic": True}))
     slots = [s for s, w in enumerate(state.where) if w == OUT_OF_PLAY]
     assert slots and all(state.faces[s][0] == "E" for s in slots)
     image = open_png(render_table(state))
     for s in slots:
-        assert not close(image.getpixel(token_fill_xy(coord_of(s), "engine")), PART_FILL["engine"])
+        assert not near(
+            image.getpixel(token_fill_xy(coord_of(s), "engine")), PART_FILL["engine"], tol=30
+        )
 
 
 def test_spares_left_change_the_header():
@@ -184,7 +166,7 @@ def test_spares_left_change_the_header():
 
 def test_table_renders_before_go_and_in_a_super_race():
     assert open_png(render_table(new())).size == (TABLE_WIDTH, TABLE_HEIGHT)
-    state = go(new(races=1))
+    state = go(new({"races": 1}))
     assert state.race.super
     assert len(render_table(state)) < BUDGET
 
@@ -215,7 +197,7 @@ def test_scoring_after_a_simulated_race():
             want = GOOD if slot in cr.correct else BAD
             x, y = layout.mark_xy(row, slot)
             box = image.crop((x - 10, y - 10, x + 10, y + 10))
-            assert any(close(p, want, tol=40) for p in pixels(box)), (row, slot)
+            assert any(near(p, want, tol=40) for p in pixels(box)), (row, slot)
             marks += 1
     assert marks and any(cr.errors for cr in result.cars)  # both kinds of mark were checked
     # no mark where a card has no tokens
@@ -227,7 +209,7 @@ def test_scoring_after_a_simulated_race():
     )
     x, y = layout.mark_xy(*empty)
     box = image.crop((x - 10, y - 10, x + 10, y + 10))
-    assert not any(close(p, GOOD, tol=40) or close(p, BAD, tol=40) for p in pixels(box))
+    assert not any(near(p, GOOD, tol=40) or near(p, BAD, tol=40) for p in pixels(box))
 
 
 def test_scoring_without_the_board_and_board_must_match():
@@ -255,58 +237,20 @@ def test_solo_clock():
     assert full != low and render_solo_clock(3_000, 60_000) == low
     assert len(full) < 50_000
     image = open_png(low)
-    assert any(close(p, BAD, tol=40) for p in pixels(image))  # red when nearly out
-    assert not any(close(p, BAD, tol=40) for p in pixels(open_png(full)))
+    assert any(near(p, BAD, tol=40) for p in pixels(image))  # red when nearly out
+    assert not any(near(p, BAD, tol=40) for p in pixels(open_png(full)))
 
 
 # --- every text reads on a phone ------------------------------------------------------------
-
-PHONE_WIDTH = 400
-PHONE_MIN_PX = 12
-ELLIPSIS = "\u2026"
-
-
-@dataclass(frozen=True)
-class Drawn:
-    text: str
-    size: int
 
 
 @pytest.fixture
 def texts(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[Callable[[], bytes]], list]]:
     """Records every text an image draws through `draw_text` (the car markers' labels
-    included), static layers too: their caches are emptied first so they are drawn again."""
-    drawn: list[Drawn] = []
-    real = common.draw_text
-
-    def spy(draw, xy, text, size, *args, **kwargs) -> str:  # noqa: ANN001
-        shown = real(draw, xy, text, size, *args, **kwargs)
-        if shown:
-            drawn.append(Drawn(shown, size))
-        return shown
-
-    for module in (common, pitformula_table, pitformula_scoring, pit_images):
-        monkeypatch.setattr(module, "draw_text", spy)
-
-    def clear() -> None:
-        pitformula_table._table_background.cache_clear()
-        pitformula_table._empty_slot.cache_clear()
-
-    def record(render: Callable[[], bytes]) -> list[Drawn]:
-        clear()
-        drawn.clear()
-        render()
-        return list(drawn)
-
-    yield record
-    clear()
-
-
-def assert_phone_legible(drawn: list[Drawn], width: int) -> None:
-    assert drawn
-    for t in drawn:
-        assert t.size * PHONE_WIDTH / width >= PHONE_MIN_PX, t
-        assert not t.text.endswith(ELLIPSIS), t  # nothing cut short either
+    included), static layers too."""
+    modules = (common, pitformula_table, pitformula_scoring, pit_images)
+    caches = (pitformula_table._table_background, pitformula_table._empty_slot)
+    yield from record_texts(monkeypatch, modules, caches)
 
 
 def test_the_phone_rule_is_what_the_tests_check() -> None:
@@ -318,7 +262,7 @@ def test_the_phone_rule_is_what_the_tests_check() -> None:
 
 
 def test_table_texts_read_on_a_phone(texts) -> None:
-    for state in (new(), go(new()), go(new(races=1)), go(new(basic=True))):
+    for state in (new(), go(new()), go(new({"races": 1})), go(new({"basic": True}))):
         drawn = texts(lambda state=state: render_table(state))
         assert_phone_legible(drawn, TABLE_WIDTH)
         shown = [t.text for t in drawn]
@@ -335,7 +279,7 @@ def test_the_token_digits_read_on_a_phone() -> None:
 def test_a_taken_token_shows_its_coordinate_on_a_phone(texts) -> None:
     state = go(new())
     state, _ = GAME.apply(state, Reveal(seat=0, cards=["t1"], at_ms=100))
-    coord = first_on_table(state, "T")
+    coord = on_table(state, "T")
     state, _ = GAME.apply(state, Fix(seat=0, card="t1", tokens=[coord], at_ms=200))
     drawn = texts(lambda: render_table(state))
     assert_phone_legible(drawn, TABLE_WIDTH)

@@ -10,7 +10,6 @@ fixture records with the box its ink covers."""
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -39,8 +38,7 @@ from renderer.waddington_tables import CLASS_COLUMNS, CLASS_STYLE, dashboard
 from rules.pitformula import GAME as PIT
 from rules.rf90.scenario import build
 from rules.waddington import GAME as WADDINGTON
-
-PHONE_WIDTH, PHONE_MIN_PX = 400, 12
+from tests.helpers import PHONE_MIN_PX, PHONE_WIDTH, open_png
 
 EMOJI = "Ayrton 🏎️ Senna"
 CJK = "佐藤琢磨"
@@ -54,12 +52,6 @@ PROBE = "\U0010fffd"  # a private-use code point no font has: every font draws i
 def test_the_sample_names_are_what_the_issue_asks_for() -> None:
     assert len(LONG) == len(LONG_MIXED) == 60
     assert "\ufe0f" in EMOJI  # the race car with its emoji variation selector
-
-
-def open_png(data: bytes) -> Image.Image:
-    image = Image.open(io.BytesIO(data))
-    image.load()
-    return image.convert("RGB")
 
 
 # --- (a) glyphs, not boxes ---------------------------------------------------------------

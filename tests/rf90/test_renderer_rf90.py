@@ -16,14 +16,13 @@ import io
 import math
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from functools import cache
 
 import pytest
 from PIL import Image, ImageChops
 
 from renderer import common, rf90_base, rf90_closeup, rf90_cockpit, rf90_tables, rf90_track
-from renderer.common import ELLIPSIS, PALETTE, TITLE_BG
+from renderer.common import PALETTE, TITLE_BG
 from renderer.rf90 import (
     BAND_H,
     BRAKING,
@@ -72,23 +71,17 @@ from renderer.rf90 import (
 from rules.rf90 import GAME, catalog
 from rules.rf90.scenario import build, cards, off_track
 from rules.rf90.state import RF90State, RobotToken
+from tests.helpers import (
+    PHONE_MIN_PX,
+    PHONE_WIDTH,
+    assert_phone_legible,
+    count,
+    near,
+    open_png,
+    record_texts,
+)
 
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 BUDGET = 500_000
-
-
-def _img(png: bytes) -> Image.Image:
-    assert png.startswith(PNG_MAGIC)
-    return Image.open(io.BytesIO(png)).convert("RGB")
-
-
-def _near(a: tuple[int, ...], b: tuple[int, ...], tol: int = 24) -> bool:
-    return all(abs(x - y) <= tol for x, y in zip(a, b, strict=True))
-
-
-def _count(img: Image.Image, box: tuple[int, int, int, int], rgb: tuple[int, int, int]) -> int:
-    crop = img.crop(box)
-    return sum(1 for px in crop.get_flattened_data() if _near(px, rgb))
 
 
 def _around(xy: tuple[int, int], r: int) -> tuple[int, int, int, int]:
@@ -157,7 +150,7 @@ def test_robot_labels_name_the_type() -> None:
 def test_track_png_is_valid_within_budget_and_deterministic(track: str) -> None:
     state = _scene(track)
     png = render_track(state, active_section=3)
-    img = _img(png)
+    img = open_png(png)
     assert img.size == (W, HEIGHT)
     assert len(png) < BUDGET
     assert render_track(state, active_section=3) == png
@@ -166,22 +159,22 @@ def test_track_png_is_valid_within_budget_and_deterministic(track: str) -> None:
 
 def test_each_car_marker_shows_its_colour_at_its_slot() -> None:
     state = _scene()
-    img = _img(render_track(state))
+    img = open_png(render_track(state))
     expect = {0: "red", 1: "blue", 2: "black", 3: "yellow", 4: "purple"}
     for cid, colour in expect.items():
         xy = car_xy(state, cid)
         assert xy is not None
         rgb = PALETTE[colour].fill
-        assert _count(img, _around(xy, MARKER // 3), rgb) > 80, (cid, colour)
+        assert count(img, _around(xy, MARKER // 3), rgb) > 80, (cid, colour)
     # and not where the car is not: red is absent from the robots' slots
-    assert _count(img, _around(car_xy(state, 3), MARKER // 3), PALETTE["red"].fill) == 0
+    assert count(img, _around(car_xy(state, 3), MARKER // 3), PALETTE["red"].fill) == 0
 
 
 def test_active_section_highlight_changes_only_that_section() -> None:
     state = _scene()
-    plain = _img(render_track(state))
+    plain = open_png(render_track(state))
     for track_sec, far in ((8, 20), (14, 2)):
-        lit = _img(render_track(state, active_section=track_sec))
+        lit = open_png(render_track(state, active_section=track_sec))
         # (the PNG palette may shift a colour a little elsewhere: count real changes only)
         diff = ImageChops.difference(plain, lit).convert("L").point(lambda v: 255 if v > 40 else 0)
         diff = diff.crop((0, BAND_H, W, HEIGHT))  # the header band names the section: not here
@@ -236,7 +229,7 @@ def test_unknown_active_section_is_refused() -> None:
 
 def test_leader_and_turn_marks_are_drawn_on_the_right_cars() -> None:
     state = _scene()
-    img = _img(render_track(state))
+    img = open_png(render_track(state))
     half = MARKER // 2
 
     def corner(cid: int, dx: int, dy: int) -> tuple[int, int, int, int]:
@@ -245,29 +238,29 @@ def test_leader_and_turn_marks_are_drawn_on_the_right_cars() -> None:
 
     lead = GAME.public_view(state)["leader"]
     assert lead == 2  # the SuperFast robot is a lap ahead
-    assert _count(img, corner(2, -1, -1), LEADER_BG) > 20
-    assert _count(img, corner(3, -1, -1), LEADER_BG) == 0
-    assert _count(img, corner(1, 1, 1), ENDED_BG) > 20  # Blue: turn ended
-    assert _count(img, corner(0, 1, 1), ENDED_BG) == 0
-    assert _count(img, corner(2, 1, 1), SKIPPED_BG) > 20  # SuperFast: turn skipped
-    assert _count(img, corner(0, 1, 1), SKIPPED_BG) == 0
+    assert count(img, corner(2, -1, -1), LEADER_BG) > 20
+    assert count(img, corner(3, -1, -1), LEADER_BG) == 0
+    assert count(img, corner(1, 1, 1), ENDED_BG) > 20  # Blue: turn ended
+    assert count(img, corner(0, 1, 1), ENDED_BG) == 0
+    assert count(img, corner(2, 1, 1), SKIPPED_BG) > 20  # SuperFast: turn skipped
+    assert count(img, corner(0, 1, 1), SKIPPED_BG) == 0
 
 
 def test_turn_strip_marks_the_current_turn_and_the_fuel_chits() -> None:
     state = _scene()
-    img = _img(render_track(state))
+    img = open_png(render_track(state))
     for turn in range(1, 28):
         x, y = turn_cell_xy("barcelona", turn)
         cell = (x - 20, y - 12, x + 20, y + 12)  # the number is drawn in the middle
-        assert (_count(img, cell, TITLE_BG) > 200) == (turn == 7), turn
+        assert (count(img, cell, TITLE_BG) > 200) == (turn == 7), turn
     # Red's chit on turn 12; Blue's (turn 30 > 27 turns) over the top, on space 3
     x12, y = turn_cell_xy("barcelona", 12)
     below = (x12 - 20, y + 24, x12 + 20, y + 120)
-    assert _count(img, below, PALETTE["red"].fill) > 60
+    assert count(img, below, PALETTE["red"].fill) > 60
     x3, _ = turn_cell_xy("barcelona", 3)
-    assert _count(img, (x3 - 20, y + 24, x3 + 20, y + 120), PALETTE["blue"].fill) > 60
+    assert count(img, (x3 - 20, y + 24, x3 + 20, y + 120), PALETTE["blue"].fill) > 60
     x5, _ = turn_cell_xy("barcelona", 5)
-    assert _count(img, (x5 - 20, y + 24, x5 + 20, y + 120), PALETTE["blue"].fill) == 0
+    assert count(img, (x5 - 20, y + 24, x5 + 20, y + 120), PALETTE["blue"].fill) == 0
 
 
 def test_off_track_car_waits_in_the_run_off_area() -> None:
@@ -275,19 +268,19 @@ def test_off_track_car_waits_in_the_run_off_area() -> None:
     assert state.cars[0].off_track
     xy = car_xy(state, 0)
     assert xy == off_track_xy("barcelona", 17)
-    img = _img(render_track(state))
-    assert _count(img, _around(xy, 8), PALETTE["red"].fill) > 40
+    img = open_png(render_track(state))
+    assert count(img, _around(xy, 8), PALETTE["red"].fill) > 40
 
 
 def test_cars_wear_their_own_colours_and_old_states_fall_back_to_the_seat() -> None:
     state = _scene()
     state.cars[0].colour = "green"
     state.cars[1].colour = "black"
-    img = _img(render_track(state))
+    img = open_png(render_track(state))
     for cid, colour in ((0, "green"), (1, "black")):
         xy = car_xy(state, cid)
         assert xy is not None
-        assert _count(img, _around(xy, MARKER // 3), PALETTE[colour].fill) > 80, (cid, colour)
+        assert count(img, _around(xy, MARKER // 3), PALETTE[colour].fill) > 80, (cid, colour)
     assert [r.colour for r in dashboard_rows(state)][:2] == ["green", "black"]
     old = _scene()
     for car in old.cars:
@@ -300,16 +293,16 @@ def test_cars_wear_their_own_colours_and_old_states_fall_back_to_the_seat() -> N
         robots["fast"],
         robots["slow"],
     ]
-    _img(render_track(old))
+    open_png(render_track(old))
 
 
 def test_robot_pit_tokens_wear_the_robot_type_colour() -> None:
     state = _scene()
     state.robot_tokens = [RobotToken(robot="slow", value=3, check=50, turn=9)]
-    img = _img(render_track(state))
+    img = open_png(render_track(state))
     x, y = turn_cell_xy("barcelona", 9)
     below = (x - 20, y + 24, x + 20, y + 80)
-    assert _count(img, below, PALETTE[catalog.tables().robots.colours["slow"]].fill) > 60
+    assert count(img, below, PALETTE[catalog.tables().robots.colours["slow"]].fill) > 60
 
 
 # --- crowded positions: labels stay readable ----------------------------------------------
@@ -376,7 +369,7 @@ def test_crowded_track_keeps_every_label_clear_and_readable(track: str) -> None:
         if lb.kind in ("corner", "section", "offtrack", "trajectory"):
             assert not any(shape.hits(lb.box) for shape in ring), lb
     png = render_track(state, active_section=tr.length - 1)
-    img = _img(png)
+    img = open_png(png)
     assert img.size == (W, HEIGHT)
     assert len(png) < BUDGET
     backgrounds = {"corner": CORNER_BG, "offtrack": OFF_BG, "trajectory": TRAJ_BG}
@@ -384,7 +377,7 @@ def test_crowded_track_keeps_every_label_clear_and_readable(track: str) -> None:
         if lb.kind in backgrounds:
             box = tuple(round(v) for v in lb.box)
             area = (box[2] - box[0]) * (box[3] - box[1])
-            assert _count(img, box, backgrounds[lb.kind]) > 0.25 * area, lb  # type: ignore[arg-type]
+            assert count(img, box, backgrounds[lb.kind]) > 0.25 * area, lb  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("track", catalog.TRACKS)
@@ -424,11 +417,11 @@ def test_dashboards_do_not_depend_on_which_cards_are_in_hand() -> None:
 def test_dashboard_png_is_valid_and_shows_every_car_colour() -> None:
     state = _scene()
     png = render_dashboards(state)
-    img = _img(png)
+    img = open_png(png)
     assert len(png) < BUDGET
     assert render_dashboards(state) == png
     for colour in ("red", "blue", "black", "yellow", "purple"):
-        assert _count(img, (0, 0, img.width, img.height), PALETTE[colour].fill) > 200, colour
+        assert count(img, (0, 0, img.width, img.height), PALETTE[colour].fill) > 200, colour
 
 
 # --- finished robot races ----------------------------------------------------------------
@@ -438,7 +431,7 @@ def test_dashboard_png_is_valid_and_shows_every_car_colour() -> None:
 def test_finished_robot_race_renders_everything(track: str) -> None:
     state = _finished(track)
     for png in (render_track(state), render_dashboards(state), render_classification(state)):
-        _img(png)
+        open_png(png)
         assert len(png) < BUDGET
     rows = classification_rows(state)
     order = GAME.race_classification(state)
@@ -461,7 +454,7 @@ def test_classification_shows_retired_cars() -> None:
     assert rows[-1][2] == "retired (game turn 4)"
     assert rows[0][2] == "running"  # the race goes on
     assert car_xy(state, 3) is None
-    _img(render_classification(state))
+    open_png(render_classification(state))
 
 
 def test_the_section_being_activated_is_lit_by_default() -> None:
@@ -475,58 +468,17 @@ def test_the_section_being_activated_is_lit_by_default() -> None:
 
 # --- reading on a phone (issue 12) -----------------------------------------------------------
 
-PHONE_W, PHONE_MIN = 400, 12
-
-
-@dataclass(frozen=True)
-class Drawn:
-    text: str
-    size: int
-
 
 @pytest.fixture
 def texts(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[Callable[[], object]], list]]:
     """Records every text an image draws (through `draw_text`, which the RF90 renderers, the
-    text log of the phone images and the shared marker helper use), static layers included:
-    their caches are emptied first so that they are drawn again."""
-    drawn: list[Drawn] = []
-    real = common.draw_text
-
-    def spy(draw, xy, text, size, *args, **kwargs) -> str:  # noqa: ANN001
-        shown = real(draw, xy, text, size, *args, **kwargs)
-        if shown:
-            drawn.append(Drawn(shown, size))
-        return shown
-
-    for module in (common, rf90_base, rf90_track, rf90_tables, rf90_cockpit, rf90_closeup):
-        monkeypatch.setattr(module, "draw_text", spy, raising=False)
-
-    def clear() -> None:
-        rf90_track._layers.cache_clear()
-        rf90_closeup._layer.cache_clear()
-
-    def record(render: Callable[[], object]) -> list[Drawn]:
-        clear()
-        drawn.clear()
-        render()
-        return list(drawn)
-
-    yield record
-    clear()  # drawn through the spy: the same pixels, drawn again by the next user
-
-
-def _phone_legible(drawn: list, width: int, names: tuple[str, ...] = ()) -> None:
-    """Every text is 12 px or more at 400 px wide, and none is cut short but a driver's
-    name (which a player chooses)."""
-    assert drawn
-    for t in drawn:
-        assert t.size * PHONE_W / width >= PHONE_MIN, t
-        if t.text.endswith(ELLIPSIS):
-            assert any(n.startswith(t.text[:-1].rstrip()) for n in names), t
+    text log of the phone images and the shared marker helper use), static layers included."""
+    modules = (common, rf90_base, rf90_track, rf90_tables, rf90_cockpit, rf90_closeup)
+    yield from record_texts(monkeypatch, modules, (rf90_track._layers, rf90_closeup._layer))
 
 
 def test_the_phone_rule_is_what_the_tests_check() -> None:
-    assert phone_px(DASH_W) == 24 == math.ceil(PHONE_MIN * DASH_W / PHONE_W)
+    assert phone_px(DASH_W) == 24 == math.ceil(PHONE_MIN_PX * DASH_W / PHONE_WIDTH)
     assert phone_px(W) == 56
 
 
@@ -570,11 +522,11 @@ def _dash_states() -> list[RF90State]:
 def test_dashboard_texts_read_on_a_phone(texts) -> None:
     for state in _dash_states():
         drawn = texts(lambda state=state: render_dashboards(state))
-        _phone_legible(drawn, DASH_W, tuple(c.name for c in state.cars))
+        assert_phone_legible(drawn, DASH_W, tuple(c.name for c in state.cars))
         assert [(t.text, t.size) for t in drawn] == [  # the text log draws the same texts
             (t.text, t.size) for t in dashboard_texts(state)
         ]
-        assert _img(render_dashboards(state)).width == DASH_W
+        assert open_png(render_dashboards(state)).width == DASH_W
 
 
 def test_dashboard_texts_never_overlap() -> None:
@@ -635,7 +587,7 @@ def test_track_header_reads_on_a_phone_and_names_the_winner(texts) -> None:
         drawn = texts(lambda state=state: render_track(state))
         shown = [t for t in drawn if t.text in {lb.text for lb in header}]
         assert len(shown) == len(header)
-        _phone_legible(shown, W)
+        assert_phone_legible(shown, W)
         for lb in header:  # in the band, above the track
             assert lb.box[3] <= BAND_H, lb
     final = _finished("silverstone")
@@ -649,7 +601,7 @@ def test_track_header_reads_on_a_phone_and_names_the_winner(texts) -> None:
 def test_classification_reads_on_a_phone(texts) -> None:
     state = _finished("barcelona")
     drawn = texts(lambda: render_classification(state))
-    _phone_legible(drawn, 800)
+    assert_phone_legible(drawn, 800)
     words = [t.text for t in classification_texts(state)]
     assert words[0] == "Final classification"
     assert [c.name for c in GAME.race_classification(state)] == [
@@ -712,7 +664,7 @@ def test_braking_zones_carry_chevrons_not_only_a_tint(track: str) -> None:
 
     assert lightness(CHEVRON) - lightness(BRAKING) > 40
     state = _scene(track)
-    img = _img(render_track(state))
+    img = open_png(render_track(state))
     tr = catalog.track(track)
     for sec in tr.sections:
         if sec.kind not in ("braking", "straight"):
@@ -721,17 +673,17 @@ def test_braking_zones_carry_chevrons_not_only_a_tint(track: str) -> None:
         poly = section_polygon(track, sec.index)
         inside = [(x, y) for x in range(x0, x1, 2) for y in range(y0, y1, 2)
                   if _inside(poly, (x, y))]  # fmt: skip
-        hits = sum(1 for p in inside if _near(img.getpixel(p), CHEVRON, 12))
+        hits = sum(1 for p in inside if near(img.getpixel(p), CHEVRON, 12))
         if sec.kind == "braking":
             assert hits > 0.04 * len(inside), (sec.index, hits, len(inside))
         else:
             assert hits < 0.005 * len(inside), (sec.index, hits, len(inside))
     braking = next(s.index for s in tr.sections if s.kind == "braking")
     centre = braking + 1  # (the section it is centred on is lit)
-    close = _img(render_closeup(state, centre))
+    close = open_png(render_closeup(state, centre))
     lay = closeup_layout(state, centre)
     assert braking in lay.sections
     qx = [p[0] for p in lay.quads[braking]]
     qy = [p[1] for p in lay.quads[braking]]
     box = (round(min(qx)), round(min(qy)), round(max(qx)), round(max(qy)))
-    assert _count(close, box, CHEVRON) > 200
+    assert count(close, box, CHEVRON) > 200

@@ -5,14 +5,12 @@ slots and its labels clear; the cockpit drawing exactly the seat's own hand."""
 
 from __future__ import annotations
 
-import io
 import math
 import re
 import time
 from functools import cache
 
 import pytest
-from PIL import Image
 
 from renderer.common import PALETTE
 from renderer.rf90 import (
@@ -35,25 +33,12 @@ from rules.base import get_game
 from rules.rf90 import catalog
 from rules.rf90.scenario import build, card, cards, off_track
 from rules.rf90.state import Duel, RF90State
+from tests.helpers import assert_phone_legible, count, open_png
 
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 BUDGET = 500_000
-PHONE_W = 400
-PHONE_MIN = 12
+
+
 GAME = get_game("rf90")
-
-
-def _img(png: bytes) -> Image.Image:
-    assert png.startswith(PNG_MAGIC)
-    return Image.open(io.BytesIO(png)).convert("RGB")
-
-
-def _near(a: tuple[int, ...], b: tuple[int, ...], tol: int = 24) -> bool:
-    return all(abs(x - y) <= tol for x, y in zip(a, b, strict=True))
-
-
-def _count(img: Image.Image, box: tuple[int, int, int, int], rgb: tuple[int, int, int]) -> int:
-    return sum(1 for px in img.crop(box).get_flattened_data() if _near(px, rgb))
 
 
 @cache
@@ -133,12 +118,6 @@ def _packed(track: str, centre: int) -> RF90State:
     return state
 
 
-def _phone_ok(texts: list, width: int) -> None:
-    assert texts
-    for t in texts:
-        assert t.size * PHONE_W / width >= PHONE_MIN, t
-
-
 # --- close-up ------------------------------------------------------------------------------
 
 
@@ -146,7 +125,7 @@ def _phone_ok(texts: list, width: int) -> None:
 def test_closeup_png_is_valid_within_budget_and_deterministic(track: str) -> None:
     state = _mid(track)
     png = render_closeup(state)
-    assert _img(png).size == (CLOSEUP_W, CLOSEUP_H) == (800, 624)
+    assert open_png(png).size == (CLOSEUP_W, CLOSEUP_H) == (800, 624)
     assert len(png) < BUDGET
     assert render_closeup(state) == png
     assert render_closeup(state, state.activation) == png  # by default the active section
@@ -158,7 +137,7 @@ def test_closeup_texts_read_at_phone_width(track: str) -> None:
     states = [_mid(track), _mid(track, 4, 60), *(_packed(track, c) for c in range(0, n, 3))]
     for state in states:
         texts = closeup_texts(state)
-        _phone_ok(texts, CLOSEUP_W)
+        assert_phone_legible(texts, CLOSEUP_W)
         drawn = {t.text for t in texts}
         lay = closeup_layout(state)
         for m in lay.markers:  # every car drawn shows its number (or robot letter) as text
@@ -238,7 +217,7 @@ def test_closeup_labels_are_clear_of_cars_the_track_and_each_other(track: str) -
 def test_closeup_draws_each_car_in_its_slot_in_its_colour() -> None:
     state = _crowded("barcelona", 17)
     lay = closeup_layout(state)
-    img = _img(render_closeup(state))
+    img = open_png(render_closeup(state))
     drawn = {m.car for m in lay.markers}
     for car in state.cars:
         in_window = car.section in lay.sections and not car.off_track
@@ -253,7 +232,7 @@ def test_closeup_draws_each_car_in_its_slot_in_its_colour() -> None:
             assert (m.box[1] + m.box[3]) / 2 == pytest.approx(y)
         cx, cy = round((m.box[0] + m.box[2]) / 2), round((m.box[1] + m.box[3]) / 2)
         fill = PALETTE[car_colour_name(car)].fill
-        assert _count(img, (cx - 16, cy - 16, cx + 16, cy + 16), fill) > 80, car.name
+        assert count(img, (cx - 16, cy - 16, cx + 16, cy + 16), fill) > 80, car.name
     assert any(m.where == "off" for m in lay.markers)  # the run-off area holds its cars
 
 
@@ -278,7 +257,7 @@ def test_closeup_without_an_activation_is_drawn_unlit() -> None:
     state = _mid("barcelona").model_copy(deep=True)
     state.activation = None
     png = render_closeup(state)
-    assert _img(png).size == (CLOSEUP_W, CLOSEUP_H)
+    assert open_png(png).size == (CLOSEUP_W, CLOSEUP_H)
     assert not any("activated" in t.text for t in closeup_texts(state))
 
 
@@ -302,7 +281,7 @@ def _hand_scene() -> RF90State:
 def test_cockpit_png_is_valid_within_budget_and_deterministic() -> None:
     for state, seat in ((_hand_scene(), 0), (_mid("barcelona"), 2), (_mid("silverstone"), 3)):
         png = render_cockpit(state, seat)
-        img = _img(png)
+        img = open_png(png)
         assert img.width == COCKPIT_W == 800
         assert len(png) < BUDGET
         assert render_cockpit(state, seat) == png
@@ -310,7 +289,7 @@ def test_cockpit_png_is_valid_within_budget_and_deterministic() -> None:
 
 def test_cockpit_texts_read_at_phone_width() -> None:
     for state, seat in ((_hand_scene(), 0), (_mid("barcelona"), 1), (_mid("silverstone"), 0)):
-        _phone_ok(cockpit_texts(state, seat), COCKPIT_W)
+        assert_phone_legible(cockpit_texts(state, seat), COCKPIT_W)
 
 
 def test_cockpit_draws_exactly_the_seats_hand() -> None:

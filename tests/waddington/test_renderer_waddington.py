@@ -4,9 +4,7 @@ wide (12 px or more there)."""
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 import pytest
 from PIL import Image, ImageChops
@@ -18,7 +16,7 @@ from renderer import (
     waddington_layout,
     waddington_tables,
 )
-from renderer.common import ELLIPSIS, PALETTE, PAPER
+from renderer.common import PALETTE, PAPER
 from renderer.waddington import (
     BOARD_WIDTH,
     CAR_SIZE,
@@ -53,8 +51,8 @@ from rules.waddington import GAME, Retire
 from rules.waddington.catalog import catalog
 from rules.waddington.scenario import build
 from rules.waddington.state import WaddingtonState
+from tests.helpers import assert_phone_legible, near, open_png, record_texts
 
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 BUDGET = 500_000
 
 SIX = [
@@ -65,17 +63,6 @@ SIX = [
     {"colour": "Black", "row": 5, "lane": 0, "speed": 60, "lap": 2},
     {"colour": "Blue", "row": 40, "lane": 1, "speed": 140},
 ]
-
-
-def open_png(data: bytes) -> Image.Image:
-    assert data.startswith(PNG_MAGIC)
-    image = Image.open(io.BytesIO(data))
-    image.load()
-    return image.convert("RGB")
-
-
-def close(a: tuple[int, ...], b: tuple[int, ...], tol: int = 24) -> bool:
-    return all(abs(x - y) <= tol for x, y in zip(a, b, strict=True))
 
 
 def fill_point(xy: tuple[int, int]) -> tuple[int, int]:
@@ -110,56 +97,18 @@ def finished_race() -> WaddingtonState:
 # --- reading on a phone --------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Drawn:
-    text: str
-    size: int
-
-
 @pytest.fixture
 def texts(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[Callable[[], bytes]], list]]:
     """Records every text an image draws (through `draw_text`, which every renderer and
-    the shared table and marker helpers use), static layers included: their caches are
-    emptied first so that they are drawn again."""
-    drawn: list[Drawn] = []
-    real = common.draw_text
-
-    def spy(draw, xy, text, size, *args, **kwargs) -> str:  # noqa: ANN001
-        shown = real(draw, xy, text, size, *args, **kwargs)
-        if shown:
-            drawn.append(Drawn(shown, size))
-        return shown
-
-    for module in (
-        common,
-        waddington_layout,
-        waddington_board,
-        waddington_closeup,
-        waddington_tables,
-    ):
-        monkeypatch.setattr(module, "draw_text", spy)
-
-    def record(render: Callable[[], bytes]) -> list[Drawn]:
-        waddington_board._circuit_layer.cache_clear()
-        waddington_board._static_mapped.cache_clear()
-        waddington_board._reference.cache_clear()
-        waddington_closeup._closeup_layer.cache_clear()
-        drawn.clear()
-        render()
-        return list(drawn)
-
-    yield record
-    waddington_board._circuit_layer.cache_clear()  # drawn through the spy: same pixels
-    waddington_board._static_mapped.cache_clear()
-    waddington_board._reference.cache_clear()
-    waddington_closeup._closeup_layer.cache_clear()
-
-
-def assert_phone_legible(drawn: list[Drawn], width: int) -> None:
-    assert drawn
-    for t in drawn:
-        assert t.size * PHONE_WIDTH / width >= PHONE_MIN_PX, t
-        assert not t.text.endswith(ELLIPSIS), t  # nothing cut short either
+    the shared table and marker helpers use), static layers included."""
+    modules = (common, waddington_layout, waddington_board, waddington_closeup, waddington_tables)
+    caches = (
+        waddington_board._circuit_layer,
+        waddington_board._static_mapped,
+        waddington_board._reference,
+        waddington_closeup._closeup_layer,
+    )
+    yield from record_texts(monkeypatch, modules, caches)
 
 
 def test_board_texts_read_on_a_phone(texts) -> None:
@@ -304,7 +253,7 @@ def test_board_shows_each_car_in_its_colour_at_its_square(seat: int) -> None:
     xy = car_board_xy(state, seat)
     assert xy == board_xy(car.row, car.lane)  # no two cars share a point here
     image = open_png(render_board(state))
-    assert close(image.getpixel(fill_point(xy)), PALETTE[car.colour.lower()].fill)
+    assert near(image.getpixel(fill_point(xy)), PALETTE[car.colour.lower()].fill)
 
 
 def test_pit_and_verge_positions_are_off_the_lanes() -> None:
@@ -319,17 +268,17 @@ def test_moving_a_car_changes_the_board_at_both_squares() -> None:
     after = open_png(render_board(six_cars(s5={"row": 42, "lane": 2})))
     old, new = board_xy(40, 1), board_xy(42, 2)
     blue = PALETTE["blue"].fill
-    assert close(before.getpixel(fill_point(old)), blue)
-    assert not close(after.getpixel(fill_point(old)), blue)
-    assert close(after.getpixel(fill_point(new)), blue)
-    assert not close(before.getpixel(fill_point(new)), blue)
+    assert near(before.getpixel(fill_point(old)), blue)
+    assert not near(after.getpixel(fill_point(old)), blue)
+    assert near(after.getpixel(fill_point(new)), blue)
+    assert not near(before.getpixel(fill_point(new)), blue)
 
 
 def test_retired_cars_are_left_off_the_circuit() -> None:
     state = six_cars(s5={"status": "retired"})
     assert car_board_xy(state, 5) is None
     image = open_png(render_board(state))
-    assert not close(image.getpixel(fill_point(board_xy(40, 1))), PALETTE["blue"].fill)
+    assert not near(image.getpixel(fill_point(board_xy(40, 1))), PALETTE["blue"].fill)
 
 
 def test_the_car_to_move_is_ringed_on_the_circuit_and_in_the_table() -> None:
@@ -338,8 +287,8 @@ def test_the_car_to_move_is_ringed_on_the_circuit_and_in_the_table() -> None:
     ring = (x + round((CAR_SIZE / 2 + ring_radius(CAR_SIZE)) / 2), y)  # between marker and ring
     plain = open_png(render_board(state))
     ringed = open_png(render_board(state, highlight_seat=5))
-    assert close(ringed.getpixel(ring), HIGHLIGHT)
-    assert not close(plain.getpixel(ring), HIGHLIGHT)
+    assert near(ringed.getpixel(ring), HIGHLIGHT)
+    assert not near(plain.getpixel(ring), HIGHLIGHT)
     # the table's marker of the same car: its row is the car's place in the race
     row = [c.seat for c in race_order(state)].index(5)
     dash = waddington_tables.dashboard(BOARD_WIDTH)
@@ -350,8 +299,8 @@ def test_the_car_to_move_is_ringed_on_the_circuit_and_in_the_table() -> None:
         round(cx + (dash.marker_size / 2 + ring_radius(dash.marker_size)) / 2),
         top + style.row_height // 2,
     )
-    assert close(ringed.getpixel(at), HIGHLIGHT)
-    assert not close(plain.getpixel(at), HIGHLIGHT)
+    assert near(ringed.getpixel(at), HIGHLIGHT)
+    assert not near(plain.getpixel(at), HIGHLIGHT)
 
 
 def test_no_car_can_hide_a_band_label() -> None:
@@ -458,11 +407,11 @@ def test_the_last_move_is_drawn_from_where_the_car_was() -> None:
     blue = PALETTE["blue"].fill
     for row in (41, 43):  # squares it went through, now empty
         x, y = board_xy(row, 1)
-        assert close(moved.getpixel((x, y)), blue), row
-        assert not close(plain.getpixel((x, y)), blue), row
+        assert near(moved.getpixel((x, y)), blue), row
+        assert not near(plain.getpixel((x, y)), blue), row
     # where it started: a dot in its colour
-    assert close(moved.getpixel(board_xy(40, 1)), blue)
-    assert not close(plain.getpixel(board_xy(40, 1)), blue)
+    assert near(moved.getpixel(board_xy(40, 1)), blue)
+    assert not near(plain.getpixel(board_xy(40, 1)), blue)
 
 
 def test_finished_cars_get_a_chequered_ring(finished_race) -> None:
@@ -475,8 +424,8 @@ def test_finished_cars_get_a_chequered_ring(finished_race) -> None:
         image.getpixel((xy[0] + dx, xy[1] + dy))
         for dx, dy in ((r, 0), (-r, 0), (0, r), (0, -r), (r * 7 // 10, r * 7 // 10))
     ]
-    assert any(close(p, (255, 255, 255), 40) for p in around)
-    assert any(close(p, (24, 26, 31), 40) for p in around)
+    assert any(near(p, (255, 255, 255), 40) for p in around)
+    assert any(near(p, (24, 26, 31), 40) for p in around)
 
 
 # --- close-up ------------------------------------------------------------------------------
@@ -530,7 +479,7 @@ def test_closeup_letters_one_per_destination_where_the_squares_are(state) -> Non
         for dx, dy in ((-1, 0), (0, -1), (0, 1)):
             at = (x + dx * round(disc * 0.4), y + dy * round(disc * 0.4))
             disc_colour = with_letters.getpixel(at)
-            assert close(disc_colour, WARN_RED if d.over else LETTER_BG), (d.to, at)
+            assert near(disc_colour, WARN_RED if d.over else LETTER_BG), (d.to, at)
 
 
 def test_closeup_letters_follow_the_order_given_and_must_match() -> None:
@@ -550,7 +499,7 @@ def test_closeup_shows_the_car_in_its_colour() -> None:
     layout = closeup_layout(state, 0, dests)
     image = open_png(render_closeup(state, 0, dests))
     x, y = layout.car_centre
-    assert close(image.getpixel((x - round(layout.scale * 0.28), y)), PALETTE["yellow"].fill)
+    assert near(image.getpixel((x - round(layout.scale * 0.28), y)), PALETTE["yellow"].fill)
 
 
 def test_closeup_covers_a_long_move() -> None:
@@ -584,7 +533,7 @@ def test_classification_renders_a_finished_robot_race(finished_race) -> None:
     assert [c.seat for c in order] == [p.seat for p in GAME.classification(finished_race)]
     for place, car in enumerate(order, start=1):
         x, y = classification_marker_xy(place)
-        assert close(image.getpixel((x - 11, y)), PALETTE[car.colour.lower()].fill)
+        assert near(image.getpixel((x - 11, y)), PALETTE[car.colour.lower()].fill)
     assert image.height > classification_marker_xy(len(order))[1]
 
 
