@@ -30,6 +30,7 @@ from tests.fakediscord import ALICE, BOB, InProcessDriver
 from tests.fakediscord import payloads as pl
 from tests.fakediscord.backend import _walk_components
 from tests.fakediscord.process import BotProcess, RemoteFakeDiscord
+from tests.helpers import thread_of, until
 from tests.rf90_driver import (
     PRESENTER,
     custom_ids,
@@ -57,14 +58,6 @@ def question(content: str | None) -> str:
     found = re.findall(r"\*\*([^*]+)\?\*\*", content or "")
     assert found, f"no question in {content!r}"
     return found[-1]
-
-
-def thread_of(d: InProcessDriver, thread_id: int | None) -> int:
-    """Registered in the world, so that commands sent from the thread carry it as their
-    channel, as Discord's do."""
-    assert thread_id is not None
-    d.world.channels.setdefault(thread_id, d.backend.threads[thread_id])
-    return thread_id
 
 
 async def open_race(
@@ -520,16 +513,6 @@ def alices_turn(now: Any) -> bool:
     )
 
 
-async def until(check: Any, what: str, tries: int = 500) -> Any:
-    """Poll `check()` (a coroutine function) until it returns something true."""
-    for _ in range(tries):
-        found = await check()
-        if found:
-            return found
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"never: {what}")
-
-
 async def test_a_timed_out_decision_is_played_by_the_seat_policy(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -560,7 +543,7 @@ async def test_a_timed_out_decision_is_played_by_the_seat_policy(
                 if c.kind == "channel_message" and "⏰" in (c.content or "")
             ]
 
-        (sent,) = await until(reminded, "a reminder")
+        (sent,) = await until(reminded, "a reminder", seconds=10.0)
         assert sent.channel_id == thread
         assert sent.content.startswith(f"⏰ <@{ALICE.id}>, your move in race #{gid}")
         assert f"<t:{int(timeout.due_at)}:R>" in sent.content
@@ -577,7 +560,7 @@ async def test_a_timed_out_decision_is_played_by_the_seat_policy(
             record = await store.load_game(gid)
             return record.seq > now.record.seq and record.published_seq == record.seq
 
-        await until(played, "the timeout played")
+        await until(played, "the timeout played", seconds=10.0)
         await asyncio.sleep(0.1)
         game = now.game
         state = game.new_game(record.seed, record.config)
@@ -922,7 +905,7 @@ async def test_a_duel_pick_timed_out_is_played_by_the_seat_policy(tmp_path: Path
             record = await store.load_game(gid)
             return record.seq > now.record.seq and record.published_seq == record.seq
 
-        await until(played, "the late pick played", tries=150)
+        await until(played, "the late pick played", seconds=3.0)
         log = [a for a in await store.actions(gid) if a.seq > now.record.seq]
         assert log[0].actor == f"timeout:{USERS[late].id}" and log[0].by_robot
         action = now.game.parse_action(log[0].action_json)

@@ -28,6 +28,7 @@ from tests import bot_helpers
 from tests.fakediscord import ALICE, BOB, FakeDiscord, World
 from tests.fakediscord import payloads as pl
 from tests.fakediscord.process import BotGone, BotProcess, RemoteFakeDiscord
+from tests.helpers import until
 from tests.table.test_bot_table import remote_click, remote_settled
 
 # The world's own guild is on shard 1 of 2; a second guild on shard 0.
@@ -200,13 +201,6 @@ async def timed_out(store: Store, gid: int) -> list[Any]:
     return [a for a in await store.actions(gid) if a.actor.startswith("timeout:")]
 
 
-async def until(check: Any, seconds: float = 15.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not await check():
-        assert time.monotonic() < deadline, "timed out waiting"
-        await asyncio.sleep(0.05)
-
-
 def fired(log: list[str]) -> list[int]:
     """The timer ids a bot process fired, from its log."""
     return [int(m[1]) for line in log if (m := TIMER_DUE.match(line))]
@@ -293,7 +287,7 @@ async def test_two_shard_processes_a_kill_mid_race_and_every_timer_fired_once(
             async def race0_timed_out() -> bool:
                 return bool(await timed_out(store, race0))
 
-            await until(race0_timed_out)
+            await until(race0_timed_out, seconds=15.0)
             await fd.wait_quiet()
             await asyncio.sleep(1.0)  # five more re-reads of the timer table by process 0
             assert timer1 in [t.id for t in await store.timers(race1)]  # still waiting
@@ -308,7 +302,7 @@ async def test_two_shard_processes_a_kill_mid_race_and_every_timer_fired_once(
             async def race1_timed_out() -> bool:
                 return bool(await timed_out(store, race1))
 
-            await until(race1_timed_out)
+            await until(race1_timed_out, seconds=15.0)
             await fd.wait_quiet()
             await remote_settled(fd, store, race1)  # its prompt is in the thread
             record1 = await store.load_game(race1)

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from bot.client import PaddockBot
 from bot.table.ending import ARCHIVE
 from tests.bot_helpers import dump, make_bot, world
 from tests.fakediscord import ALICE, BOB, InProcessDriver
+from tests.helpers import store_of, thread_of
 
 HOUR = 3600.0
 NOW = 1_900_000_000.0  # the bot's clock in these tests, so that due times are exact
@@ -30,18 +30,6 @@ async def d(tmp_path: Path) -> AsyncIterator[InProcessDriver]:
     async with InProcessDriver(make_bot(tmp_path / "archive.db"), world(), timeout=30) as d:
         d.bot.timers.clock = lambda: NOW  # type: ignore[attr-defined]
         yield d
-
-
-def store_of(d: InProcessDriver) -> Any:
-    bot = d.bot
-    assert isinstance(bot, PaddockBot)
-    return bot.store
-
-
-def thread_of(d: InProcessDriver, thread_id: int | None) -> int:
-    assert thread_id is not None
-    d.world.channels.setdefault(thread_id, d.backend.threads[thread_id])
-    return thread_id
 
 
 def meta(d: InProcessDriver, thread: int) -> dict[str, Any]:

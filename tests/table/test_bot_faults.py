@@ -34,6 +34,7 @@ from tests.fakediscord import ALICE, BOB, GENERAL_CHANNEL_ID, Call
 from tests.fakediscord import payloads as pl
 from tests.fakediscord.backend import UNKNOWN_INTERACTION
 from tests.fakediscord.server import FakeDiscord
+from tests.helpers import until
 
 CALLBACK = r"^/interactions/\d+/[^/]+/callback$"
 NO_IMAGES = "I can't post images in this thread: give me Attach Files."
@@ -137,19 +138,6 @@ def assert_nothing_posted_twice(calls: list[Call], channel_id: int) -> None:
     posts = ok_posts(calls, channel_id)
     for earlier, later in zip(posts, posts[1:], strict=False):
         assert not same_post(earlier, later), f"posted twice: {later!r}"
-
-
-async def until(check: Callable[[], Any], timeout: float = 30.0) -> Any:
-    """Poll an async or plain check until it returns something true."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        result = check()
-        if asyncio.iscoroutine(result):
-            result = await result
-        if result:
-            return result
-        await asyncio.sleep(0.05)
-    raise AssertionError("timed out waiting")
 
 
 async def quiet(fd: FakeDiscord, gid: int, *, beyond: int = -1, published: bool = True) -> Any:

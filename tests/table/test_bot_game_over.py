@@ -13,10 +13,10 @@ from typing import Any
 
 from discord import app_commands
 
-from bot.client import PaddockBot
 from tests.bot_helpers import make_bot, world
 from tests.f1_driver import play_one_click
 from tests.fakediscord import ALICE, BOB, GENERAL_CHANNEL_ID, Calls, InProcessDriver
+from tests.helpers import store_of, thread_of
 from tests.rf90_driver import PRESENTER, decide, loaded
 
 ONE_LINE = re.compile(r"[^\n]+")
@@ -33,24 +33,10 @@ OPTIONS: dict[str, dict[str, Any]] = {
 ENDS = {"finished": "finished", "abandoned": "abandoned", "cancelled": "cancelled"}
 
 
-def store_of(d: InProcessDriver) -> Any:
-    bot = d.bot
-    assert isinstance(bot, PaddockBot)
-    return bot.store
-
-
 def commands_of(d: InProcessDriver, area: str) -> list[str]:
     group = d.bot.tree.get_command(area)  # type: ignore[attr-defined]
     assert isinstance(group, app_commands.Group)
     return sorted(c.name for c in group.commands if c.name not in NOT_OF_A_GAME)
-
-
-def thread_of(d: InProcessDriver, thread_id: int | None) -> int:
-    """Registered in the world, so that commands sent from the thread carry it as their
-    channel, as Discord's do."""
-    assert thread_id is not None
-    d.world.channels.setdefault(thread_id, d.backend.threads[thread_id])
-    return thread_id
 
 
 async def newest(d: InProcessDriver) -> Any:

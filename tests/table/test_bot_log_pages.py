@@ -13,15 +13,10 @@ from tests.bot_helpers import dump, make_bot, world
 from tests.f1_driver import play_one_click
 from tests.fakediscord import ALICE, BOB, InProcessDriver
 from tests.fakediscord import payloads as pl
+from tests.helpers import thread_of
 
 SEQ = re.compile(r"^`(\d+)` ", re.MULTILINE)
 INVALID = "This button is no longer valid."
-
-
-def thread_of(d: InProcessDriver, thread_id: int | None) -> int:
-    assert thread_id is not None
-    d.world.channels.setdefault(thread_id, d.backend.threads[thread_id])
-    return thread_id
 
 
 def page_buttons(message: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from bot.client import PaddockBot
 from bot.errors import UNEXPECTED
 from tests.bot_helpers import ERIN, dump, make_bot, world
 from tests.fakediscord import ALICE, BOB, CAROL, Calls, InProcessDriver
 from tests.fakediscord import payloads as pl
+from tests.helpers import store_of
 
 ONE_LINE = re.compile(r"[^\n]+")
 # What pydantic or Python says, never a player: validation wording, type names, tracebacks.
@@ -44,12 +44,6 @@ async def driver(tmp_path: Path) -> AsyncIterator[InProcessDriver]:
         cog: Any = bot.get_cog("PitCog")
         cog.countdown_seconds = 0
         yield d
-
-
-def store_of(d: InProcessDriver) -> Any:
-    bot = d.bot
-    assert isinstance(bot, PaddockBot)
-    return bot.store
 
 
 def check(calls: Calls, what: str) -> str:

@@ -32,6 +32,7 @@ from tests.f1_driver import (
 from tests.fakediscord import ALICE, BOB, CAROL, RACES_CHANNEL_ID, InProcessDriver
 from tests.fakediscord import payloads as pl
 from tests.fakediscord.process import BotProcess, RemoteFakeDiscord
+from tests.helpers import thread_of
 
 PRESENTER = WaddingtonPresenter()
 INVALID = "This button is no longer valid."
@@ -62,14 +63,6 @@ def act_messages(
         if bool(int(m.get("flags") or 0) & 64) == ephemeral
         and any(b["custom_id"].startswith(prefix) for b in buttons(m))
     ]
-
-
-def thread_of(d: Any, record: Any) -> int:
-    """The race's thread id; registered in the world so that interactions sent from it
-    carry the thread itself as their channel, as Discord's do."""
-    assert record.thread_id is not None
-    d.world.channels.setdefault(record.thread_id, d.backend.threads[record.thread_id])
-    return record.thread_id
 
 
 async def open_lobby(d: InProcessDriver) -> int:
@@ -285,7 +278,7 @@ async def test_cancel_a_lobby_by_button_and_by_command(tmp_path: Path) -> None:
         # `/f1 cancel` in the lobby's thread.
         gid = await open_lobby(d)
         record = await store.load_game(gid)
-        thread = thread_of(d, record)
+        thread = thread_of(d, record.thread_id)
         before = await dump(store)
         refused = await d.slash("f1", "cancel", user=BOB, channel_id=thread)
         assert refused.ephemeral and "Only the host" in refused.content
@@ -303,7 +296,7 @@ async def test_abandon_a_race_with_a_confirm_button(tmp_path: Path) -> None:
         store = d.bot.store
         gid = await start_race(d)
         record = await store.load_game(gid)
-        thread = thread_of(d, record)
+        thread = thread_of(d, record.thread_id)
         assert await store.timers(gid) != []
         before = await dump(store)
         refused = await d.slash("f1", "abandon", user=BOB, channel_id=thread)
@@ -334,7 +327,7 @@ async def test_replace_hands_the_seat_to_a_robot_that_plays_at_once(tmp_path: Pa
         store = d.bot.store
         gid = await start_race(d)
         record = await store.load_game(gid)
-        thread = thread_of(d, record)
+        thread = thread_of(d, record.thread_id)
         await play_until_seat(d, gid, BOB)
         game, state, seq = await state_of(d, gid)
         bob_seat = game.to_act(state)[0]
@@ -366,7 +359,7 @@ async def test_autopilot_plays_your_turns_until_you_turn_it_off(tmp_path: Path) 
     async with InProcessDriver(make_bot(tmp_path / "auto.db"), world()) as d:
         store = d.bot.store
         gid = await start_race(d)
-        thread = thread_of(d, await store.load_game(gid))
+        thread = thread_of(d, (await store.load_game(gid)).thread_id)
         await play_until_seat(d, gid, ALICE)
         game, state, seq = await state_of(d, gid)
         alice_seat = game.to_act(state)[0]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from store import SqliteStore
 from store.models import Shards, Timer
 from tests.bot_helpers import make_bot, world
 from tests.fakediscord import InProcessDriver
+from tests.helpers import until
 
 
 async def test_timers_fire_in_order_and_once(tmp_path: Path) -> None:
@@ -67,13 +67,6 @@ class LoopBot:
         self.fired.append(timer.id)
 
 
-async def until(check: Callable[[], bool], seconds: float = 5.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, "timed out"
-        await asyncio.sleep(0.01)
-
-
 async def test_a_loop_fires_its_shards_timers_and_leaves_the_others_waiting(
     tmp_path: Path,
 ) -> None:
@@ -93,7 +86,7 @@ async def test_a_loop_fires_its_shards_timers_and_leaves_the_others_waiting(
         loop0 = TimerManager(zero, clock=lambda: 1000.0, shards=Shards(count=2, ids=(0,)))  # type: ignore[arg-type]
         loop0.start()
         try:
-            await until(lambda: len(zero.fired) == 5)
+            await until(lambda: len(zero.fired) == 5, seconds=5.0)
             await asyncio.sleep(0.2)  # it would have taken more by now
             assert zero.fired == want[0]
             assert [t.id for t in await store.timers()] == [*want[1], future.id]
@@ -101,7 +94,7 @@ async def test_a_loop_fires_its_shards_timers_and_leaves_the_others_waiting(
             loop1 = TimerManager(one, clock=lambda: 1000.0, shards=Shards(count=2, ids=(1,)))  # type: ignore[arg-type]
             loop1.start()
             try:
-                await until(lambda: len(one.fired) == 5)
+                await until(lambda: len(one.fired) == 5, seconds=5.0)
                 await asyncio.sleep(0.2)
             finally:
                 await loop1.stop()
@@ -128,11 +121,11 @@ async def test_a_shared_database_is_read_again_every_few_seconds(
             await asyncio.sleep(0.1)  # the loop found no timer and went to sleep
             other = await store.add_timer("demo", time.time() - 1, {})  # behind its back
             if shared:
-                await until(lambda: bot.fired == [other.id], 2.0)
+                await until(lambda: bot.fired == [other.id], seconds=2.0)
             else:
                 await asyncio.sleep(0.8)
                 assert bot.fired == []
                 loop.poke()
-                await until(lambda: bot.fired == [other.id], 2.0)
+                await until(lambda: bot.fired == [other.id], seconds=2.0)
         finally:
             await loop.stop()
