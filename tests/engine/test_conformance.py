@@ -84,7 +84,7 @@ def _pitformula_variants() -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
 def _free_form(name: str) -> Callable[[Any, Action], bool] | None:
     """Actions a game's documents allow besides the listed ones (its robots send them)."""
     if name == "pitformula":
-        from tests.engine.test_engine_contract import pf_legal
+        from tests.pitformula.pf_helpers import pf_legal
 
         return pf_legal
     return None

@@ -34,7 +34,7 @@ from rules.pitformula import PitFormulaState
 from rules.pitformula.catalog import PART_LETTER
 from rules.pitformula.coords import CARD_SLOTS, SLOT_PART, coord_of
 from rules.pitformula.repairs import TOKEN_COUNT
-from rules.pitformula.state import ON_TABLE, Fix, Go, Reveal, TimeUp
+from rules.pitformula.state import ON_TABLE, Go, TimeUp
 from rules.rf90 import GAME as RF
 from rules.rf90 import (
     ROBOT_SEAT,
@@ -53,6 +53,7 @@ from rules.rf90 import (
 )
 from rules.rf90.engine import Ctx, runs_wide_here
 from rules.rf90.state import FUEL_TURNS, Car, OffTrackPay, RF90State
+from tests.pitformula.pf_helpers import pf_car, pf_legal
 
 FUZZ = settings(
     max_examples=4,
@@ -606,65 +607,6 @@ PF_CONFIGS = [
 ]
 
 
-def _pf_car(state: PitFormulaState, seat: int) -> int | None:
-    return next((i for i, c in enumerate(state.cars) if seat in c.seats), None)
-
-
-def _pf_fix_ok(state: PitFormulaState, car_i: int, a: Fix) -> bool:
-    """docs/rules/pitformula.md, "What a crew may send": a face-up empty card of the car, 1-2
-    tokens for a tyre card and 2 otherwise, each a token of its part on the table named once,
-    or `spare` (at most the spare parts left)."""
-    cards = {cs.slot: cs for cs in state.cars[car_i].cards}
-    cs = cards.get(a.card)
-    if cs is None or not cs.revealed or cs.tokens:
-        return False
-    part = SLOT_PART[a.card]
-    lo, hi = TOKEN_COUNT[part]
-    free = {
-        coord_of(slot)
-        for slot, face in enumerate(state.faces)
-        if state.where[slot] == ON_TABLE and face[0] == PART_LETTER[part]
-    }
-    named = [t for t in a.tokens if t != "spare"]
-    return (
-        lo <= len(a.tokens) <= hi
-        and len(set(named)) == len(named)
-        and all(t in free for t in named)
-        and len(a.tokens) - len(named) <= state.race.spares_left
-    )
-
-
-def _pf_reveal_ok(state: PitFormulaState, car_i: int, a: Reveal) -> bool:
-    cards = {cs.slot: cs for cs in state.cars[car_i].cards}
-    return (
-        len(set(a.cards)) == len(a.cards)
-        and all(n in cards for n in a.cards)
-        and any(not cards[n].revealed for n in a.cards)
-    )
-
-
-def pf_legal(state: PitFormulaState, a: Action) -> bool:
-    """The contract's answer: at the action's time, listed (at the race clock) or free-form
-    (a Fix, several cards revealed at once)."""
-    if state.phase == "over" or a.seat not in PF.to_act(state):
-        return False
-    if isinstance(a, Go) or state.phase != "repair":
-        return a in PF.legal_actions(state, a.seat)  # a race starts with Go, nothing else
-    car_i = _pf_car(state, a.seat)
-    assert car_i is not None
-    t = state.race.clock_ms if a.at_ms is None else a.at_ms
-    deadline = state.race.deadline_ms
-    if isinstance(a, TimeUp):
-        return deadline is not None and t >= deadline
-    if deadline is not None and t > deadline:
-        return False
-    if isinstance(a, Fix):
-        return _pf_fix_ok(state, car_i, a)
-    if isinstance(a, Reveal) and _pf_reveal_ok(state, car_i, a):
-        return True
-    return a.model_copy(update={"at_ms": None}) in PF.legal_actions(state, a.seat)
-
-
 def pf_random_actions(state: PitFormulaState, rng: random.Random, n: int) -> list[Action]:
     seats = list(range(state.settings.players))
     acting = PF.to_act(state)
@@ -683,7 +625,7 @@ def pf_random_actions(state: PitFormulaState, rng: random.Random, n: int) -> lis
 
     def solved() -> list[str]:
         """Tokens that do fit some face-up empty card of a car (free-form fixes that apply)."""
-        car_i = _pf_car(state, rng.choice(seat_pool))
+        car_i = pf_car(state, rng.choice(seat_pool))
         if car_i is None:
             return [token()]
         open_ = [cs for cs in state.cars[car_i].cards if cs.revealed and not cs.tokens]

@@ -13,9 +13,10 @@ from PIL import Image
 
 from bot.errors import UNEXPECTED
 from tests.bot_helpers import DAVE, ERIN, LEAGUE_ROLE_ID, dump, make_bot, world
-from tests.fakediscord import ALICE, BOB, CAROL, GUILD_ID, Calls, FakeUser, InProcessDriver
+from tests.fakediscord import ALICE, BOB, CAROL, GUILD_ID, Calls, InProcessDriver
 from tests.fakediscord.backend import Call
 from tests.fakediscord.payloads import component_payload
+from tests.league.league_helpers import confirmed
 
 
 @pytest.fixture
@@ -26,16 +27,6 @@ async def driver(tmp_path: Path) -> AsyncIterator[InProcessDriver]:
 
 async def create(d: InProcessDriver, name: str = "Spring Cup", **kw: object):  # noqa: ANN201
     return await d.slash("league", "create", name=name, game=kw.pop("game", "waddington"), **kw)
-
-
-async def confirmed(d: InProcessDriver, *path: str, user: FakeUser = ALICE, **kw: object) -> Calls:
-    """An admin command that asks first: run it, then press its Confirm as the same admin.
-    Returns the calls of the click (the question's edit and the public answer)."""
-    asked = await d.slash(*path, user=user, **kw)
-    assert asked.ephemeral and asked.content.endswith(("cannot be undone.", "standings.")), asked
-    confirm, cancel = asked.last.custom_ids
-    assert ":cancel:" in cancel
-    return await d.click(confirm, user=user)
 
 
 async def refused(d: InProcessDriver, *path: str, expect: str, **kw: object) -> str:

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from rules.base import Action
 from rules.pitformula import GAME, PitFormulaState, catalog, coord_of
+from rules.pitformula.catalog import PART_LETTER
+from rules.pitformula.coords import SLOT_PART
+from rules.pitformula.repairs import TOKEN_COUNT
 from rules.pitformula.state import ON_TABLE, Clear, Fix, Go, Retire, Reveal, TakeFlag, TimeUp
 
 __all__ = ["Clear", "Fix", "Go", "Retire", "Reveal", "TakeFlag", "TimeUp"]
@@ -150,3 +154,65 @@ def repair_tyres(
     for slot in ("t1", "t2", "t3", "t4"):
         state = repair(state, seat, slot, wrong=slot in wrong, at_ms=at_ms)
     return state
+
+
+# --- what a crew may send (the engine contract's own statement) ------------------------------
+
+
+def pf_car(state: PitFormulaState, seat: int) -> int | None:
+    return next((i for i, c in enumerate(state.cars) if seat in c.seats), None)
+
+
+def _fix_ok(state: PitFormulaState, car_i: int, a: Fix) -> bool:
+    """docs/rules/pitformula.md, "What a crew may send": a face-up empty card of the car, 1-2
+    tokens for a tyre card and 2 otherwise, each a token of its part on the table named once,
+    or `spare` (at most the spare parts left)."""
+    cards = {cs.slot: cs for cs in state.cars[car_i].cards}
+    cs = cards.get(a.card)
+    if cs is None or not cs.revealed or cs.tokens:
+        return False
+    part = SLOT_PART[a.card]
+    lo, hi = TOKEN_COUNT[part]
+    free = {
+        coord_of(slot)
+        for slot, face in enumerate(state.faces)
+        if state.where[slot] == ON_TABLE and face[0] == PART_LETTER[part]
+    }
+    named = [t for t in a.tokens if t != "spare"]
+    return (
+        lo <= len(a.tokens) <= hi
+        and len(set(named)) == len(named)
+        and all(t in free for t in named)
+        and len(a.tokens) - len(named) <= state.race.spares_left
+    )
+
+
+def _reveal_ok(state: PitFormulaState, car_i: int, a: Reveal) -> bool:
+    cards = {cs.slot: cs for cs in state.cars[car_i].cards}
+    return (
+        len(set(a.cards)) == len(a.cards)
+        and all(n in cards for n in a.cards)
+        and any(not cards[n].revealed for n in a.cards)
+    )
+
+
+def pf_legal(state: PitFormulaState, a: Action) -> bool:
+    """The contract's answer: at the action's time, listed (at the race clock) or free-form
+    (a Fix, several cards revealed at once)."""
+    if state.phase == "over" or a.seat not in GAME.to_act(state):
+        return False
+    if isinstance(a, Go) or state.phase != "repair":
+        return a in GAME.legal_actions(state, a.seat)  # a race starts with Go, nothing else
+    car_i = pf_car(state, a.seat)
+    assert car_i is not None
+    t = state.race.clock_ms if a.at_ms is None else a.at_ms
+    deadline = state.race.deadline_ms
+    if isinstance(a, TimeUp):
+        return deadline is not None and t >= deadline
+    if deadline is not None and t > deadline:
+        return False
+    if isinstance(a, Fix):
+        return _fix_ok(state, car_i, a)
+    if isinstance(a, Reveal) and _reveal_ok(state, car_i, a):
+        return True
+    return a.model_copy(update={"at_ms": None}) in GAME.legal_actions(state, a.seat)

@@ -17,6 +17,7 @@ from store.verify import verify_store
 from tests.bot_helpers import dump, make_bot, world
 from tests.fakediscord import ALICE, BOB, Calls, InProcessDriver
 from tests.fakediscord.backend import UNKNOWN_INTERACTION
+from tests.pitformula.pf_helpers import on_table
 
 USERS = {ALICE.id: ALICE, BOB.id: BOB}
 PARTS = {"t1": "t1", "t2": "t2", "t3": "t3", "t4": "t4", "w": "w", "g": "g", "e": "e"}
@@ -314,9 +315,9 @@ async def test_clear_retire_and_refusals_work_without_typed_lines(
         assert f"pd:pit:{record.id}:reveal:t1" not in turned.answer.custom_ids
     record, _, state = await current(driver)
     hidden = next(c.slot for c in state.cars[0].cards if not c.revealed)
-    tyre = first_tyre(state)
+    tyre = on_table(state, "T")
     await driver.slash("pit", "fix", part="t1", tokens=tyre, user=ALICE)
-    again = await driver.slash("pit", "fix", part="t1", tokens=first_tyre(state, 1), user=ALICE)
+    again = await driver.slash("pit", "fix", part="t1", tokens=on_table(state, "T", 1), user=ALICE)
     # Answered first ("thinking…", privately, before the store and the race's lock); the
     # rules' refusal follows in its place, privately.
     assert again.response.response_type == 5 and again.response.ephemeral
@@ -349,11 +350,6 @@ async def test_clear_retire_and_refusals_work_without_typed_lines(
     log = [a.action_json for a in await driver.bot.store.actions(record.id)]
     assert sum('"kind":"clear"' in a for a in log) == 1
     assert sum('"kind":"retire"' in a for a in log) == 2
-
-
-def first_tyre(state: Any, skip: int = 0) -> str:
-    slots = [i for i, f in enumerate(state.faces) if f[0] == "T" and state.where[i] < 0]
-    return coord_of(slots[skip])
 
 
 async def test_solo_flag_stops_the_stopwatch(driver: InProcessDriver) -> None:
@@ -401,7 +397,7 @@ async def test_a_repair_answered_too_late_still_counts_once(driver: InProcessDri
     # the race message's text and table image (its text may not change: it lists the repairs
     # the crash card asks for, which need not include a tyre)
     shown = copy.deepcopy(race_message(driver, record))
-    tyre = first_tyre(state)
+    tyre = on_table(state, "T")
     late = driver.backend.fail_next(CALLBACK, 404, UNKNOWN_INTERACTION)
     calls = await driver.slash("pit", "fix", part="t1", tokens=tyre, user=ALICE)
     assert len(late.hits) == 1 and late.hits[0].response_type == 5
@@ -412,7 +408,7 @@ async def test_a_repair_answered_too_late_still_counts_once(driver: InProcessDri
     await settle(driver, lambda: race_message(driver, record) != shown)
     edited = race_message(driver, record)
     assert edited["attachments"] != shown["attachments"]  # a new table image, with the tokens
-    again = await driver.slash("pit", "fix", part="t1", tokens=first_tyre(after), user=ALICE)
+    again = await driver.slash("pit", "fix", part="t1", tokens=on_table(after, "T"), user=ALICE)
     assert "t1 already has tokens on it" in again.answer.content
     log = [a.action_json for a in await driver.bot.store.actions(record.id)]
     assert sum('"kind":"fix"' in a for a in log) == 1

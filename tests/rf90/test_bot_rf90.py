@@ -12,7 +12,7 @@ from rules.rf90 import catalog
 from store.verify import verify_store
 from tests.bot_helpers import make_bot, world
 from tests.fakediscord import ALICE, BOB, CAROL, InProcessDriver
-from tests.rf90.test_bot_rf90_thread import assert_every_line_once
+from tests.rf90.rf90_helpers import assert_every_line_once
 from tests.rf90_driver import PRESENTER, custom_ids, decide, loaded, prompt_of
 
 

@@ -13,24 +13,30 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from bot.choices import PAGE, decode, encode, narrow, path_to
 from bot.cogs.rf90 import facets
-from bot.presenter import Loaded
 from rules.base import get_game
-from rules.rf90 import DuelCards, DuelDeclare, PitStop, StartTurn, catalog
+from rules.rf90 import DuelCards, PitStop, StartTurn, catalog
 from store import SqliteStore
 from store.verify import verify_store
 from tests.bot_helpers import dump, make_bot, world
 from tests.fakediscord import ALICE, BOB, InProcessDriver
 from tests.fakediscord import payloads as pl
-from tests.fakediscord.backend import _walk_components
 from tests.fakediscord.process import BotProcess, RemoteFakeDiscord
 from tests.helpers import thread_of, until
+from tests.rf90.rf90_helpers import (
+    USERS,
+    grid_config,
+    labels,
+    open_race,
+    remote_decide,
+    remote_settled,
+    to_the_duel,
+)
 from tests.rf90_driver import (
     PRESENTER,
     custom_ids,
@@ -44,39 +50,11 @@ from tests.rf90_driver import (
 ONE_LINE = re.compile(r"[^\n]+")
 
 
-def labels(message: dict[str, Any]) -> list[str]:
-    """The labels of a message's buttons, in order."""
-    return [
-        c["label"]
-        for c in _walk_components(message.get("components") or [])
-        if c.get("custom_id") and "label" in c
-    ]
-
-
 def question(content: str | None) -> str:
     """The question a cockpit step asks: its last line, `**<title>?**`."""
     found = re.findall(r"\*\*([^*]+)\?\*\*", content or "")
     assert found, f"no question in {content!r}"
     return found[-1]
-
-
-async def open_race(
-    d: InProcessDriver,
-    *,
-    drivers: tuple[pl.FakeUser, ...] = (ALICE, BOB),
-    track: str = "silverstone",
-    seed: int | None = None,
-) -> int:
-    """`/rf90 new` by the first driver (with this seed, if given), the others join, start."""
-    payload = d.slash_payload("rf90", "new", track=track, turn_minutes=60, user=drivers[0])
-    if seed is not None:
-        with_seed(payload, seed)
-    await d.dispatch(payload)
-    (gid,) = [g.id for g in await d.bot.store.list_games()]
-    for user in drivers[1:]:
-        await d.click(f"pd:rf90:{gid}:join", user=user)
-    await d.click(f"pd:rf90:{gid}:start", user=drivers[0])
-    return gid
 
 
 async def play_until(d: InProcessDriver, gid: int, done: Any, limit: int = 300) -> Any:
@@ -211,41 +189,6 @@ async def test_a_pit_stop_is_asked_extra_sections_then_tyres_then_strategy(tmp_p
 # 1. A duel between two drivers ---------------------------------------------------------------
 
 
-def grid_config(track: str, names: tuple[str, ...]) -> dict[str, Any]:
-    lobby: Any = SimpleNamespace(settings={"track": track})
-    seats: Any = [SimpleNamespace(name=n, user_id=i + 1, robot=False) for i, n in enumerate(names)]
-    return PRESENTER.rules_config(lobby, seats)
-
-
-def duel_seed(track: str, first: int, within: int = 80) -> int:
-    """The first seed from `first` whose race, played as the test plays it (a single legal
-    action is played by the table, others as the seat policy chooses, drivers joining every
-    duel they are asked about), puts both drivers in a duel within `within` actions."""
-    game = get_game("rf90")
-    for seed in range(first, first + 200):
-        state = game.new_game(seed, grid_config(track, ("alice", "bob")))
-        for _ in range(within):
-            waiting = PRESENTER.waiting_seats(state)
-            duel = state.duel
-            if duel is not None and duel.stage == "cards" and len(waiting) == 2:
-                return seed
-            forced = [o for s in waiting if len(o := game.legal_actions(state, s)) == 1]
-            if forced:
-                action = forced[0][0]
-            elif duel is not None and duel.stage == "declare":
-                action = DuelDeclare(seat=waiting[0], join=True)
-            else:
-                options = game.legal_actions(state, waiting[0])
-                wanted = game.robot_action(state, waiting[0])
-                action = wanted if wanted in options else options[0]
-            state, _ = game.apply(state, action)
-    raise AssertionError("no seed gives both drivers a duel")
-
-
-def join(options: list[Any], state: Any) -> Any:
-    return next(a for a in options if isinstance(a, DuelDeclare) and a.join)
-
-
 def best_card(options: list[Any], state: Any) -> Any:
     """Down with the highest card of the hand, one card."""
     cards = catalog.cards(state.track)
@@ -280,62 +223,6 @@ async def click_through(
                 f"pd:rf90:{gid}:pick:{arg}", user=user, message_id=int(message["id"])
             )
     return calls
-
-
-USERS = {0: ALICE, 1: BOB}
-
-
-async def to_the_duel(d: InProcessDriver) -> tuple[int, list[int], int]:
-    """A race (its seed found offline) played to a duel both drivers are asked about: each
-    joins through the cockpit when asked. Returns the race, the seats in the order they were
-    asked, and the calls' mark before the decision that opened the duel."""
-    track = "silverstone"
-    seed = duel_seed(track, 1000)
-    store = d.bot.store
-    gid = await open_race(d, track=track, seed=seed)
-    assert (await store.load_game(gid)).seed == seed
-    asked: list[int] = []
-    order: list[int] = []
-    mark = d.backend.mark()
-    for _ in range(300):
-        now = await loaded(d, gid)
-        duel = now.state.duel
-        waiting = PRESENTER.waiting_seats(now.state)
-        if duel is not None and duel.stage == "cards" and len(waiting) == 2:
-            break
-        if duel is None or duel.stage != "declare":
-            mark = d.backend.mark()
-            asked, order = [], []  # (a duel with one driver only: played as the policy would)
-            await decide(d, gid, waiting[0])
-            continue
-        if not order:
-            order = [now.state.cars[c].seat for c in reversed(duel.order)]
-        (seat,) = waiting
-        prompt = prompt_of(d, gid)
-        assert f"<@{USERS[seat].id}>" in prompt["content"]
-        assert f"<@{USERS[1 - seat].id}>" not in prompt["content"]
-        assert "a duel in section" in prompt["content"]
-        # The other driver waits their turn to be asked: refused, nothing changes.
-        snapshot = await dump(store)
-        early = await d.click(
-            f"pd:rf90:{gid}:cockpit", user=USERS[1 - seat], message_id=int(prompt["id"])
-        )
-        assert early.ephemeral and (early.content or "").startswith("It's not your turn")
-        assert await dump(store) == snapshot
-        calls = await decide(d, gid, seat, choose=join)
-        opened = next(c for c in calls if c.ephemeral and "**Duel?**" in (c.content or ""))
-        assert labels({"components": opened.components}) == ["Join the duel", "Stay out"]
-        asked.append(seat)
-    else:
-        raise AssertionError("no duel with both drivers")
-    # One at a time, from the back of the section (the rules' order), each their own click.
-    assert sorted(asked) == [0, 1]
-    assert asked == [s for s in order if s in (0, 1)]
-    game = get_game("rf90")
-    logged = [(a.actor, game.parse_action(a.action_json)) for a in await store.actions(gid)]
-    declares = [(actor, a.seat) for actor, a in logged if isinstance(a, DuelDeclare)]
-    assert declares[-2:] == [(str(USERS[s].id), s) for s in asked]
-    return gid, asked, mark
 
 
 async def test_a_long_first_question_pages_back_as_well_as_on(tmp_path: Path) -> None:
@@ -687,57 +574,6 @@ def kill_point(seed: int, track: str) -> tuple[int, int, int]:
         if racing and own and chained and clicked > 12:
             return clicked, len(own), chained
     raise AssertionError("no kill point in this race")
-
-
-async def remote_state(store: SqliteStore, gid: int) -> Any:
-    record = await store.load_game(gid)
-    game = get_game("rf90")
-    return record, game, game.load_state(record.state_json)
-
-
-async def remote_settled(fd: RemoteFakeDiscord, store: SqliteStore, gid: int) -> Any:
-    """Until everything stored is posted and ALICE's prompt is the live one."""
-    for _ in range(500):
-        record, game, state = await remote_state(store, gid)
-        if (
-            record.published_seq == record.seq
-            and PRESENTER.waiting_seats(state) == [0]
-            and record.prompt_message_id in fd.backend.messages
-            and custom_ids(fd.backend.messages[record.prompt_message_id])
-            == [f"pd:rf90:{gid}:cockpit"]
-        ):
-            return record, game, state
-        await asyncio.sleep(0.03)
-    raise AssertionError("no prompt for ALICE")
-
-
-async def remote_decide(
-    fd: RemoteFakeDiscord, store: SqliteStore, gid: int, *, spare: bool = False
-) -> dict[str, Any] | None:
-    """ALICE opens her cockpit from the live prompt and clicks what the seat policy would.
-    `spare`: she opens it twice first and leaves the first alone (returned, its buttons
-    kept)."""
-    record, game, state = await remote_settled(fd, store, gid)
-    prompt = int(record.prompt_message_id)
-    left = None
-    if spare:
-        left = (await fd.click(f"pd:rf90:{gid}:cockpit", user=ALICE, message_id=prompt)).last
-        assert left.ephemeral and left.message is not None
-    opened = await fd.click(f"pd:rf90:{gid}:cockpit", user=ALICE, message_id=prompt)
-    assert opened.ephemeral and opened.last.message is not None, opened.content
-    cockpit = int(opened.last.message["id"])
-    options = game.legal_actions(state, 0)
-    wanted = game.robot_action(state, 0)
-    path = path_to(options, facets(state), options.index(wanted) if wanted in options else 0)
-    seats = {s.seat: s for s in await store.seats(gid)}
-    token = PRESENTER.act_token(Loaded(record, game, state, seats), 0)
-    args = [token] if not path else []
-    for k in range(1, len(path) + 1):
-        args += [encode(token, path[: k - 1], p) for p in range(1, path[k - 1] // PAGE + 1)]
-        args.append(encode(token, path[:k]))
-    for arg in args:
-        await fd.click(f"pd:rf90:{gid}:pick:{arg}", user=ALICE, message_id=cockpit)
-    return None if left is None else left.message
 
 
 def pictures(fd: RemoteFakeDiscord, gid: int, since: int = 0) -> list[Any]:

@@ -7,110 +7,26 @@ before the start."""
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import re
 import signal
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from rules.base import get_game
 from store import SqliteStore
 from store.verify import verify_store
 from tests.bot_helpers import make_bot, world
 from tests.fakediscord import ALICE, BOB, InProcessDriver
 from tests.fakediscord.process import BotProcess, RemoteFakeDiscord
-from tests.rf90.test_bot_rf90_life import open_race, remote_decide, remote_settled, to_the_duel
+from tests.rf90.rf90_helpers import (
+    SEED,
+    assert_every_line_once,
+    open_race,
+    phase_of,
+    remote_decide,
+    remote_settled,
+)
 from tests.rf90_driver import PRESENTER, decide, loaded, prompt_of, seed_of, with_seed
 
-SEED = 4242
-STAMP = re.compile(r"<t:\d+:[A-Za-z]>")  # a deadline: the clock's, not the race's
-
-
-def public_calls(calls: list[Any]) -> list[tuple[Any, ...]]:
-    """What the thread's readers were shown by these calls, as it would look in any race with
-    the same public past: text (deadlines aside), buttons, pictures (their bytes), embeds."""
-    return [
-        (
-            c.kind,
-            STAMP.sub("<t>", c.content or ""),
-            c.custom_ids,
-            [(f.filename, hashlib.sha1(f.data).hexdigest()) for f in c.files],
-            c.embeds,
-        )
-        for c in calls
-        if c.is_message and not c.ephemeral
-    ]
-
-
-def thread_messages(backend: Any, thread: int) -> list[dict[str, Any]]:
-    """The thread's public messages as they stand now (edits applied), oldest first."""
-    return sorted(
-        (
-            m
-            for m in backend.messages.values()
-            if int(m["channel_id"]) == thread and not (int(m.get("flags") or 0) & 64)
-        ),
-        key=lambda m: int(m["id"]),
-    )
-
-
-async def logged_events(store: Any, gid: int, since: int = 0) -> list[Any]:
-    """The events of the race's log after its first `since` actions, in order."""
-    record = await store.load_game(gid)
-    game = get_game("rf90")
-    state = game.new_game(record.seed, record.config)
-    out: list[Any] = []
-    for done in await store.actions(gid):
-        state, events = game.apply(state, game.parse_action(done.action_json))
-        out += events if done.seq > since else []
-    return out
-
-
-async def logged_lines(store: Any, gid: int, since: int = 0) -> list[str]:
-    """Every event line of the race's log (after `since`), as the thread shows them."""
-    return PRESENTER.event_lines(await logged_events(store, gid, since))
-
-
-async def assert_every_line_once(backend: Any, store: Any, gid: int) -> None:
-    """Each event line of the log appears in the thread as many times as the log has it:
-    none lost (a restart, an edit, a message too long), none told twice."""
-    told = await logged_lines(store, gid)
-    thread = (await store.load_game(gid)).thread_id
-    known = set(told)
-    seen = [
-        line
-        for m in thread_messages(backend, thread)
-        for line in str(m.get("content") or "").splitlines()
-        if line in known
-    ]
-    assert Counter(seen) == Counter(told), {
-        "missing": Counter(told) - Counter(seen),
-        "twice": Counter(seen) - Counter(told),
-    }
-
-
 # 1. A simultaneous pick shows nothing until the last one -------------------------------------
-
-
-def phase_of(state: Any) -> str | None:
-    """The simultaneous pick under way, by the name its prompt asks it with."""
-    if state.duel is not None and state.duel.stage == "cards":
-        return "duel cards"
-    key = PRESENTER.move_key(state)
-    return key[0] if key[0] in ("setup", "substitute car", "qualifying") else None
-
-
-async def race_at(d: InProcessDriver, phase: str) -> int:
-    """A race of ALICE and BOB (the same every time) at the start of `phase`, both to pick."""
-    if phase == "duel cards":
-        gid, _, _ = await to_the_duel(d)
-        return gid
-    gid = await open_race(d, seed=SEED)
-    while phase_of((now := await loaded(d, gid)).state) != phase:
-        await decide(d, gid, PRESENTER.waiting_seats(now.state)[0])
-    assert sorted(PRESENTER.waiting_seats(now.state)) == [0, 1]
-    return gid
 
 
 async def test_the_substitute_car_is_asked_in_a_new_message_that_pings(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ from tests.fakediscord import ALICE, BOB, FakeDiscord, World
 from tests.fakediscord import payloads as pl
 from tests.fakediscord.process import BotGone, BotProcess, RemoteFakeDiscord
 from tests.helpers import until
-from tests.table.test_bot_table import remote_click, remote_settled
+from tests.waddington.waddington_helpers import remote_click, remote_settled
 
 # The world's own guild is on shard 1 of 2; a second guild on shard 0.
 SHARD1_GUILD = pl.GUILD_ID

@@ -50,7 +50,7 @@ from tests.fakediscord import (
     InProcessDriver,
 )
 from tests.fakediscord import payloads as pl
-from tests.league.test_bot_league import confirmed
+from tests.league.league_helpers import confirmed
 
 # Names that try to ping or to format -------------------------------------------------------
 

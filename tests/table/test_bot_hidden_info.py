@@ -49,7 +49,7 @@ from tests.bot_helpers import make_bot, world
 from tests.f1_driver import buttons, latest_with, seat_user, start_race, state_of
 from tests.fakediscord import ALICE, GENERAL_CHANNEL_ID, RACES_CHANNEL_ID, InProcessDriver
 from tests.fakediscord.backend import _walk_components
-from tests.rf90.test_bot_rf90_thread import (
+from tests.rf90.rf90_helpers import (
     assert_every_line_once,
     logged_events,
     logged_lines,

@@ -33,6 +33,7 @@ from tests.fakediscord import ALICE, BOB, CAROL, RACES_CHANNEL_ID, InProcessDriv
 from tests.fakediscord import payloads as pl
 from tests.fakediscord.process import BotProcess, RemoteFakeDiscord
 from tests.helpers import thread_of
+from tests.waddington.waddington_helpers import db_state, remote_click
 
 PRESENTER = WaddingtonPresenter()
 INVALID = "This button is no longer valid."
@@ -119,45 +120,6 @@ def kill_point(seed: int) -> tuple[Any, int]:
             return start, commits
         state = after
     raise AssertionError("no driver's move hands over to the robot")
-
-
-async def db_state(store: SqliteStore, gid: int) -> tuple[Any, Any, Any]:
-    record = await store.load_game(gid)
-    game = get_game("waddington")
-    return record, game, game.load_state(record.state_json)
-
-
-async def remote_settled(fd: RemoteFakeDiscord, store: SqliteStore, gid: int) -> None:
-    """Until a driver is to act and their prompt for the current seq is in the thread."""
-    for _ in range(300):
-        record, game, state = await db_state(store, gid)
-        seats = {s.seat: s for s in await store.seats(gid)}
-        seat = game.to_act(state)[0]
-        if not seats[seat].robot and latest_with(fd, f"pd:f1:{gid}:act:{record.seq}.") is not None:
-            return
-        await asyncio.sleep(0.03)
-    raise AssertionError("no prompt for the driver to act")
-
-
-async def remote_click(fd: RemoteFakeDiscord, store: SqliteStore, gid: int) -> int:
-    """The driver to act clicks what the robot policy chooses, on the prompt in the thread
-    (or in their hand view for a Tactic card); returns the seq it was clicked at."""
-    await remote_settled(fd, store, gid)
-    record, game, state = await db_state(store, gid)
-    seat = game.to_act(state)[0]
-    seats = {s.seat: s for s in await store.seats(gid)}
-    user = fd.world.user(seats[seat].user_id)  # type: ignore[arg-type]
-    index = game.legal_actions(state, seat).index(game.robot_action(state, seat))
-    custom_id = f"pd:f1:{gid}:act:{record.seq}.{index}"
-    prompt = latest_with(fd, f"pd:f1:{gid}:act:{record.seq}.")
-    assert prompt is not None
-    if custom_id in [b["custom_id"] for b in buttons(prompt)]:
-        await fd.click(custom_id, user=user, message_id=int(prompt["id"]))
-    else:
-        hand = await fd.click(f"pd:f1:{gid}:hand", user=user, message_id=int(prompt["id"]))
-        assert custom_id in hand.last.custom_ids
-        await fd.click(custom_id, user=user, message_id=int(hand.last.message["id"]))
-    return record.seq
 
 
 async def test_kill_between_commit_and_prompt_is_recovered_at_start_up(tmp_path: Path) -> None:
