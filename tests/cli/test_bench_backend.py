@@ -1,6 +1,6 @@
 """`paddock bench --db postgresql://...`: the same bench on PostgreSQL, each part in a schema
 of its own (dropped afterwards), the backend named in the JSON. (The whole bench is run by
-tests/test_cli.py on SQLite; here the parts that choose the database, and the mixed and
+tests/cli/test_cli.py on SQLite; here the parts that choose the database, and the mixed and
 two-process parts in small.)"""
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ check, so that each test below reports one property:
 
 - the action taken is one `legal_actions` lists, and so is every robot choice for every seat
   to act (Pit Formula's robot crews also send the documented free-form repairs, judged by the
-  contract's own restatement in tests/test_engine_contract.py); listed actions are the seat's
+  contract's own restatement in tests/engine/test_engine_contract.py); listed actions are the seat's
   own, listed once, and a sample of them all apply;
 - `to_act` and `legal_actions` agree: a seat not to act has no action, one to act has some;
 - `apply` never mutates its input (a JSON dump before and after), nor hands back a state that

@@ -53,7 +53,7 @@ from rules.rf90 import (
 )
 from rules.rf90.engine import Ctx, runs_wide_here
 from rules.rf90.state import FUEL_TURNS, Car, OffTrackPay, RF90State
-from tests.pitformula.pf_helpers import pf_car, pf_legal
+from tests.pitformula.pf_helpers import CONFIGS, pf_car, pf_legal
 
 FUZZ = settings(
     max_examples=4,
@@ -596,16 +596,6 @@ def test_rf90_pit_and_extreme_together_are_refused_where_they_used_to_crash() ->
 
 # --- Pit Formula ---------------------------------------------------------------------------------
 
-PF_CONFIGS = [
-    {"players": 4},
-    {"players": 3, "basic": True},
-    {"players": 2, "points_target": 40},
-    {"mode": "pitcrew", "players": 4},
-    {"mode": "constructors", "players": 4},
-    {"mode": "solo", "players": 1},
-    {"mode": "coop", "players": 2},
-]
-
 
 def pf_random_actions(state: PitFormulaState, rng: random.Random, n: int) -> list[Action]:
     seats = list(range(state.settings.players))
@@ -692,7 +682,7 @@ def _pf_play(seed: int, config: dict[str, Any]) -> int:
 
 
 @FUZZ
-@given(seed=st.integers(0, 2**31), config=st.sampled_from(PF_CONFIGS))
+@given(seed=st.integers(0, 2**31), config=st.sampled_from(CONFIGS))
 def test_pitformula_apply_accepts_exactly_the_legal_actions(seed: int, config: dict) -> None:
     assert _pf_play(seed, config) > 0
 

@@ -19,6 +19,28 @@ def new(config: dict[str, Any] | None = None, seed: int = 1) -> PitFormulaState:
     return GAME.new_game(seed, {"mode": "standard", "players": 4, **(config or {})})
 
 
+# The configurations every mode of the game is tested in.
+CONFIGS = [
+    {"players": 4},
+    {"players": 3, "basic": True},
+    {"players": 2, "points_target": 40},
+    {"mode": "pitcrew", "players": 4},
+    {"mode": "constructors", "players": 4},
+    {"mode": "solo", "players": 1},
+    {"mode": "coop", "players": 2},
+]
+
+
+def robot_move(state: PitFormulaState) -> Action:
+    """The robots' next action, as the simulation plays them: the starter's Go, then the
+    earliest of the crews' (ties to the lowest seat)."""
+    seats = GAME.to_act(state)
+    if state.phase == "ready":
+        return GAME.robot_action(state, seats[0])
+    choices = [GAME.robot_action(state, s) for s in seats]
+    return min(choices, key=lambda a: (getattr(a, "at_ms", None) or 0, a.seat))
+
+
 def card_with(part: str, numbers: tuple[int, int]) -> str:
     for c in catalog().part_cards.values():
         if c.part == part and tuple(c.numbers) == tuple(numbers):

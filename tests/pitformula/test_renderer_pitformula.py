@@ -39,7 +39,7 @@ from tests.helpers import (
     pixels,
     record_texts,
 )
-from tests.pitformula.pf_helpers import new, on_table
+from tests.pitformula.pf_helpers import new, on_table, robot_move
 
 BUDGET = 200_000
 PARTS = {"T": "tyre", "W": "wing", "G": "gas", "E": "engine"}
@@ -59,12 +59,7 @@ def play_one_race(seed: int, config: dict) -> tuple[PitFormulaState, PitFormulaS
     for _ in range(5000):
         if state.results:
             return before, state
-        seats = GAME.to_act(state)
-        if state.phase == "ready":
-            action = GAME.robot_action(state, seats[0])
-        else:
-            choices = [GAME.robot_action(state, s) for s in seats]
-            action = min(choices, key=lambda a: (getattr(a, "at_ms", None) or 0, a.seat))
+        action = robot_move(state)
         before = state
         state, _ = GAME.apply(state, action)
     raise AssertionError("the race did not end")
@@ -350,11 +345,6 @@ def play_to_the_end(seed: int, config: dict) -> PitFormulaState:
     for _ in range(50000):
         if GAME.is_terminal(state):
             return state
-        seats = GAME.to_act(state)
-        if state.phase == "ready":
-            action = GAME.robot_action(state, seats[0])
-        else:
-            choices = [GAME.robot_action(state, s) for s in seats]
-            action = min(choices, key=lambda a: (getattr(a, "at_ms", None) or 0, a.seat))
+        action = robot_move(state)
         state, _ = GAME.apply(state, action)
     raise AssertionError("the championship did not end")

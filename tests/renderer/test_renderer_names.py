@@ -39,6 +39,7 @@ from rules.pitformula import GAME as PIT
 from rules.rf90.scenario import build
 from rules.waddington import GAME as WADDINGTON
 from tests.helpers import PHONE_MIN_PX, PHONE_WIDTH, open_png
+from tests.pitformula.pf_helpers import robot_move
 
 EMOJI = "Ayrton 🏎️ Senna"
 CJK = "佐藤琢磨"
@@ -296,13 +297,7 @@ def pit_races(races: int) -> tuple[object, object]:
     for _ in range(200_000):
         if state.phase == "over" or (races and len(state.results) == races):
             return before, state
-        seats = PIT.to_act(state)
-        if state.phase == "ready":
-            action = PIT.robot_action(state, seats[0])
-        else:
-            choices = [PIT.robot_action(state, s) for s in seats]
-            action = min(choices, key=lambda a: (getattr(a, "at_ms", None) or 0, a.seat))
-        before, (state, _) = state, PIT.apply(state, action)
+        before, (state, _) = state, PIT.apply(state, robot_move(state))
     raise AssertionError("the game did not end")
 
 

@@ -49,6 +49,7 @@ from tests.bot_helpers import make_bot, world
 from tests.f1_driver import buttons, latest_with, seat_user, start_race, state_of
 from tests.fakediscord import ALICE, GENERAL_CHANNEL_ID, RACES_CHANNEL_ID, InProcessDriver
 from tests.fakediscord.backend import _walk_components
+from tests.pitformula.pf_helpers import robot_move
 from tests.rf90.rf90_helpers import (
     assert_every_line_once,
     logged_events,
@@ -536,13 +537,7 @@ def test_pit_formula_nothing_public_depends_on_a_face_down_card(seed: int, mode:
             b = public_face(PIT, twin, pixels=pixels, extra=pit_extra)
             assert a == b, (seq, differences(a, b))
         checked += 1
-        seats = game.to_act(state)
-        if state.phase == "ready":
-            action = game.robot_action(state, seats[0])
-        else:
-            choices = [game.robot_action(state, s) for s in seats]
-            action = min(choices, key=lambda x: (getattr(x, "at_ms", None) or 0, x.seat))
-        state, _ = game.apply(state, action)
+        state, _ = game.apply(state, robot_move(state))
     assert checked > 20
 
 

@@ -48,7 +48,7 @@ async def test_a_race_nobody_plays_is_abandoned_after_its_idle_days(tmp_path: Pa
                 break
             await asyncio.sleep(0.02)
         assert any(notice in t for t in texts)
-        # Nothing left armed but the thread's archiving (tests/test_bot_archive.py).
+        # Nothing left armed but the thread's archiving (tests/table/test_bot_archive.py).
         assert [t.event for t in await d.bot.store.timers(gid)] == [ARCHIVE]
         live = [
             m

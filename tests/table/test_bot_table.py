@@ -234,7 +234,7 @@ async def test_cancel_a_lobby_by_button_and_by_command(tmp_path: Path) -> None:
         done = await d.click(f"pd:f1:{gid}:cancel", user=ALICE)
         assert "Lobby cancelled" in done.content and done.last.custom_ids == []
         assert (await store.load_game(gid)).status == "abandoned"
-        # Nothing left armed but the thread's archiving (tests/test_bot_archive.py).
+        # Nothing left armed but the thread's archiving (tests/table/test_bot_archive.py).
         assert [t.event for t in await store.timers(gid)] == [ARCHIVE]
 
         # `/f1 cancel` in the lobby's thread.

@@ -105,7 +105,7 @@ async def test_full_race_two_users_and_a_robot(tmp_path: Path) -> None:
     assert "Classification" in last["content"]
     assert any(f.filename.endswith("result.png") for c in d.backend.calls for f in c.files)
     assert (await verify_store(d.bot.store)).ok
-    # Nothing left armed but the thread's archiving (tests/test_bot_archive.py).
+    # Nothing left armed but the thread's archiving (tests/table/test_bot_archive.py).
     assert [t.event for t in await d.bot.store.timers(gid)] == [ARCHIVE]
     await d.close()
 
