@@ -21,8 +21,7 @@ from bot.cli import RedactSecrets, main
 from bot.client import INVITE_SCOPES, REQUIRED_PERMISSIONS
 from rules.base import games
 from store.migrate import MIGRATIONS_DIR
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import ROOT
 
 
 def paddock(*args: str, env: dict[str, str] | None = None, cwd: Path = ROOT, timeout: float = 60):
