@@ -21,6 +21,49 @@ PG_SKIP = (
 )
 
 
+# The suite runs on two cores (pytest-xdist, `-n 2 --dist loadgroup` in pyproject.toml). No two
+# tests share a file, a port or a database schema, so any two may run at once; but the tests
+# below start bot processes (or the CLI, or the bench) and kill them or time them, so they
+# run one at a time, on one worker (the "processes" group), each with a core to itself at
+# most, as in a serial run. A module named here whole, or one test (its name without
+# parameters). The bench's own test (tests/cli/test_cli.py) is not in the group: at two
+# minutes it is most of a worker's share alone (docs/testing.md).
+PROCESSES = "processes"
+PROCESS_TESTS = {
+    "tests/harness/test_fakediscord_process.py",
+    "tests/store/test_shards.py",
+    "tests/store/test_shards_e2e.py",
+    "tests/store/test_store.py::test_crash_in_the_middle_of_a_game_loses_nothing",
+    "tests/store/test_store_faults.py::test_two_processes_starting_on_one_new_database_both_succeed",
+    "tests/store/test_store_pg.py::test_two_processes_racing_on_one_game_exactly_one_wins",
+    "tests/store/test_store_pg.py::test_two_processes_claim_each_due_timer_once",
+    "tests/store/test_store_pg.py::test_two_processes_starting_on_an_empty_database_both_come_up",
+    "tests/store/test_store_pg.py::test_two_processes_playing_one_game_never_interleave_a_move",
+    "tests/cli/test_bench_backend.py::test_two_processes_share_one_postgres_schema",
+    "tests/cli/test_bench_backend.py::test_mixed_load_in_small_reports_every_figure",
+    "tests/cli/test_bench_backend.py::test_burst_in_small_reports_the_opening_and_the_play_after_it",
+    "tests/rf90/test_bot_rf90_life.py::test_a_race_killed_mid_activation_resumes_after_a_restart",
+    "tests/rf90/test_bot_rf90_life.py::test_the_activations_a_killed_chain_ended_get_their_pictures",
+    "tests/rf90/test_bot_rf90_thread.py::"
+    "test_every_line_appears_once_through_kills_at_each_step_of_a_turn",
+    "tests/table/test_bot_table.py::test_kill_between_commit_and_prompt_is_recovered_at_start_up",
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    modules: dict[str, Any] = {}
+    for item in items:
+        path, _, name = item.nodeid.partition("::")
+        modules[path] = getattr(item, "module", None)
+        if path in PROCESS_TESTS or f"{path}::{name.split('[', 1)[0]}" in PROCESS_TESTS:
+            item.add_marker(pytest.mark.xdist_group(PROCESSES))
+    # A test renamed or moved would quietly leave the group: its module must still have it.
+    for entry in PROCESS_TESTS:
+        path, _, name = entry.partition("::")
+        if name and modules.get(path) is not None:
+            assert hasattr(modules[path], name), f"conftest.PROCESS_TESTS: no test {entry}"
+
+
 @pytest.fixture
 def toy_game() -> Iterator[ToyGame]:
     """The test-only toy game (tests/toygame/), registered for the test's duration."""

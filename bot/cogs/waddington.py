@@ -6,7 +6,7 @@ the dice (rule 7); the driver to move is pinged with buttons for what the rules 
 (speed, then the lettered end squares on a close-up image, then - whenever the car holds a
 Tactic card, playable or not - "carry on" or a card from the ephemeral hand view). Nothing
 public depends on which cards a hand holds: not the steps, the text, the buttons nor their
-custom_ids (tests/test_bot_hidden_info.py). The sub-steps of one move edit its prompt; the
+custom_ids (tests/table/test_bot_hidden_info.py). The sub-steps of one move edit its prompt; the
 board is posted once per completed move.
 """
 

@@ -29,7 +29,7 @@ message saying what to do for anything else. It accepts exactly:
 
 `check_action` decides this from the action's fields, without building the list (`apply` is on
 the hot path of simulations, and a phase A or B list has a hundred actions or more);
-tests/test_engine_contract.py checks on random positions that it agrees with the lists and
+tests/engine/test_engine_contract.py checks on random positions that it agrees with the lists and
 the selections above (a restatement of its own), so that the two cannot drift apart.
 """
 

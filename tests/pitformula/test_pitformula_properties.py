@@ -20,6 +20,7 @@ from rules.pitformula.state import (
     Reveal,
     TakeFlag,
 )
+from tests.pitformula.pf_helpers import CONFIGS
 
 coord = st.integers(0, 69).map(coord_of)
 token_word = st.one_of(coord, coord, coord, st.just("spare"), st.just("zz"))
@@ -32,17 +33,7 @@ action = st.one_of(
     st.builds(TakeFlag, seat=seat),
     st.builds(Retire, seat=seat),
 )
-config = st.sampled_from(
-    [
-        {"players": 4},
-        {"players": 3, "basic": True},
-        {"players": 2, "points_target": 40},
-        {"mode": "pitcrew", "players": 4},
-        {"mode": "constructors", "players": 4},
-        {"mode": "solo", "players": 1},
-        {"mode": "coop", "players": 2},
-    ]
-)
+config = st.sampled_from(CONFIGS)
 
 
 def check_invariants(state: PitFormulaState) -> None:

@@ -29,7 +29,7 @@ from rules.rf90 import (
 from rules.rf90.engine import Ctx
 from rules.rf90.scenario import advance, begin, build
 from rules.rf90.state import Car, RF90State, RobotToken
-from tests.rf90.test_rf90_properties import _check_invariants
+from tests.rf90.rf90_helpers import check_invariants
 
 RACE = catalog.race_deck()
 BARCELONA = catalog.track("barcelona")
@@ -412,7 +412,7 @@ def test_fixed_seed_races_finish_on_the_last_turn_with_everybody_classified(
     state, played = _race(seed, track, players)
     turns = catalog.track(track).race_turns
     assert state.phase == "finished" and state.turn == turns
-    _check_invariants(state)
+    check_invariants(state)
     ranked = GAME.race_classification(state)
     assert sorted(c.id for c in ranked) == [c.id for c in state.cars]  # each car once
     assert all(c.status in ("running", "retired", "out of fuel") for c in ranked)

@@ -87,7 +87,7 @@ def _random_race(seed: int, track: str, players: int, probes: int = 3) -> tuple[
     decision also apply a few other offered actions (discarded) to check they are accepted.
     Returns (actions, probes); the race must reach its end."""
     from rules.rf90 import ROBOT_SEAT
-    from tests.rf90.test_rf90_properties import _check_invariants
+    from tests.rf90.rf90_helpers import check_invariants
 
     rng = random.Random(seed)
     state = GAME.new_game(seed, GAME.simulation_config(players=players, track=track))
@@ -105,7 +105,7 @@ def _random_race(seed: int, track: str, players: int, probes: int = 3) -> tuple[
         if not use_policy:
             assert action in offered
         state, _ = GAME.apply(state, action)
-        _check_invariants(state)
+        check_invariants(state)
         actions += 1
     assert GAME.is_terminal(state)
     return actions, checked

@@ -13,39 +13,7 @@ from rules.base import get_game
 from rules.errors import IllegalAction, NotYourTurn
 from rules.rf90 import GAME, ROBOT_SEAT, RobotTurn, catalog
 from rules.rf90.state import RF90State
-
-
-def _check_invariants(state: RF90State) -> None:
-    track = catalog.track(state.track)
-    # cards conserved: deck + discard + hands + dashboards + face-down duel cards
-    everything = list(state.race_draw) + state.race_discard + state.track_draw
-    everything += state.track_discard
-    for car in state.cars:
-        everything += car.hand
-        if car.qual_card is not None:
-            everything.append(car.qual_card)
-    if state.duel is not None:
-        for cs in state.duel.cards.values():
-            everything += cs
-    assert Counter(everything) == Counter(list(catalog.cards(state.track)))
-    # damage discs conserved
-    humans = sum(1 for c in state.cars if c.seat is not None)
-    red, brown = catalog.tables().damage_bag.by_players[max(1, min(humans, 6))]
-    assert state.bag_red + sum(c.damage_red for c in state.cars) == red
-    assert state.bag_brown + sum(c.damage_brown for c in state.cars) == brown
-    # section capacities, one place per running car
-    placed = [cid for sec in state.sections for cid in sec]
-    assert len(placed) == len(set(placed))
-    for i, sec in enumerate(state.sections):
-        assert len(sec) <= track.sections[i].capacity
-        for cid in sec:
-            assert state.cars[cid].section == i and state.cars[cid].running
-    for car in state.cars:
-        if car.running and state.phase in ("race", "finished"):
-            assert car.off_track or car.id in state.sections[car.section]
-    # trajectory spots hold one car each
-    spots = [c.trajectory for c in state.cars if c.trajectory and c.running]
-    assert len(spots) == len(set(spots))
+from tests.rf90.rf90_helpers import check_invariants
 
 
 def _check_views(state: RF90State) -> None:
@@ -86,7 +54,7 @@ def _play(seed: int, track: str, players: int):
         for e in events:
             if e.kind in ("move", "skip"):
                 played[(e.data["turn"], e.data["car"])] += 1
-        _check_invariants(state)
+        check_invariants(state)
         _check_views(state)
     return state, played, actions
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rules.rf90 import catalog
+from tests.helpers import ROOT
 
-DOC = (Path(__file__).parents[2] / "docs" / "rules" / "rf90.md").read_text(encoding="utf-8")
+DOC = (ROOT / "docs" / "rules" / "rf90.md").read_text(encoding="utf-8")
 
 
 def test_silverstone_late_brake_targets_are_tagged_paddock_rule():

@@ -7,6 +7,7 @@ import pytest
 
 from rules.waddington import Move, PlayTactic, Proceed, Retire, SetSpeed, Waddington, catalog
 from rules.waddington.scenario import build, card_of_type
+from tests.waddington.waddington_helpers import play
 
 GAME = Waddington()
 CAT = catalog()
@@ -16,14 +17,6 @@ ACC = card_of_type("accelerate_120")
 EXTRA = card_of_type("extra_move", squares=2)
 TYRE = card_of_type("tyre_care")
 BRAKE = card_of_type("brake_adjust")
-
-
-def play(state, *actions):
-    events = []
-    for a in actions:
-        state, ev = GAME.apply(state, a)
-        events += ev
-    return state, events
 
 
 def red(hand: list[str], **car) -> dict:

@@ -7,18 +7,11 @@ import pytest
 from rules.errors import IllegalAction
 from rules.waddington import Move, PlayTactic, Proceed, SetSpeed, Waddington, catalog
 from rules.waddington.scenario import build, card_of_type, rng_with_throws
+from tests.waddington.waddington_helpers import play
 
 GAME = Waddington()
 CAT = catalog()
 FAR = {"row": 40, "lane": 1}
-
-
-def play(state, *actions):
-    events = []
-    for a in actions:
-        state, ev = GAME.apply(state, a)
-        events += ev
-    return state, events
 
 
 def test_special_brakes_make_one_hard_reduction_free():

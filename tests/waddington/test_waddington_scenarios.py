@@ -20,19 +20,12 @@ from rules.waddington import (
     catalog,
 )
 from rules.waddington.scenario import build, card_of_type
+from tests.waddington.waddington_helpers import play
 
 GAME = Waddington()
 CAT = catalog()
 L = CAT.length
 FAR = {"row": 40, "lane": 1}  # a second car well out of the way, on the back straight
-
-
-def play(state, *actions):
-    events = []
-    for a in actions:
-        state, ev = GAME.apply(state, a)
-        events += ev
-    return state, events
 
 
 def kinds(events, kind):
