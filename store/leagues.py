@@ -116,6 +116,14 @@ class LeagueStore(Backend):
                     now(),
                     prev.id,
                 )
+                # ... and its home: the channel, the drivers' role, the time zone.
+                await tx.execute(
+                    "UPDATE leagues SET channel_id = ?, role_id = ?, timezone = ? WHERE id = ?",
+                    prev.channel_id,
+                    prev.role_id,
+                    prev.timezone,
+                    league_id,
+                )
             return league_id
 
         return await self.league_by_id(await self._transact(create))
@@ -210,6 +218,17 @@ class LeagueStore(Backend):
     async def set_archive_hours(self, league: League, hours: int) -> League:
         return await self._set_league(
             league, "UPDATE leagues SET archive_hours = ? WHERE id = ?", hours
+        )
+
+    async def set_home(
+        self, league: League, channel_id: int | None, role_id: int | None, timezone: str
+    ) -> League:
+        return await self._set_league(
+            league,
+            "UPDATE leagues SET channel_id = ?, role_id = ?, timezone = ? WHERE id = ?",
+            channel_id,
+            role_id,
+            timezone,
         )
 
     # Members ---------------------------------------------------------------------------
@@ -326,21 +345,28 @@ class LeagueStore(Backend):
         return self._round(row)
 
     async def set_round(
-        self, league: League, number: int, name: str, scheduled: str | None
+        self,
+        league: League,
+        number: int,
+        name: str,
+        scheduled: str | None,
+        starts_at: float | None = None,
     ) -> Round:
-        """Add a round to the calendar, or rename/reschedule an existing one."""
+        """Add a round to the calendar, or rename/reschedule an existing one (`scheduled`:
+        the date as free text; `starts_at`: its start as an instant)."""
         self._require_open(league)
         name = " ".join(name.split())
         if not 1 <= len(name) <= 60:
             raise LeagueError("A round name has 1 to 60 characters.")
         await self._statement(
-            "INSERT INTO league_rounds (league_id, number, name, scheduled) VALUES (?, ?, ?, ?)"
-            " ON CONFLICT (league_id, number) DO UPDATE SET name = excluded.name,"
-            " scheduled = excluded.scheduled",
+            "INSERT INTO league_rounds (league_id, number, name, scheduled, starts_at)"
+            " VALUES (?, ?, ?, ?, ?) ON CONFLICT (league_id, number) DO UPDATE SET"
+            " name = excluded.name, scheduled = excluded.scheduled, starts_at = excluded.starts_at",
             league.id,
             number,
             name,
             scheduled,
+            starts_at,
         )
         return await self.get_round(league, number)
 

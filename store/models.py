@@ -21,6 +21,9 @@ class League(BaseModel):
     created_at: str
     robots_take_places: bool = False
     archive_hours: int = 1  # a race's thread is archived this long after the race ends
+    channel_id: int | None = None  # its home: where its races open and its news goes
+    role_id: int | None = None  # the role /league join gives its drivers
+    timezone: str = "UTC"  # the zone its admins write times in
 
     @property
     def is_open(self) -> bool:
@@ -47,6 +50,7 @@ class Round(BaseModel):
     name: str
     scheduled: str | None
     status: str
+    starts_at: float | None = None  # its start, an instant (epoch seconds)
 
 
 class ResultRecord(BaseModel):

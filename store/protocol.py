@@ -99,6 +99,11 @@ class Store(Protocol):
 
     async def set_archive_hours(self, league: League, hours: int) -> League: ...
 
+    async def set_home(
+        self, league: League, channel_id: int | None, role_id: int | None, timezone: str
+    ) -> League:
+        """The league's home: its channel, its drivers' role, its admins' time zone."""
+
     async def members(self, league_id: int, *, active_only: bool = False) -> list[Member]: ...
 
     async def member_by_user(self, league_id: int, user_id: int) -> Member | None: ...
@@ -114,7 +119,12 @@ class Store(Protocol):
     async def get_round(self, league: League, number: int) -> Round: ...
 
     async def set_round(
-        self, league: League, number: int, name: str, scheduled: str | None
+        self,
+        league: League,
+        number: int,
+        name: str,
+        scheduled: str | None,
+        starts_at: float | None = None,
     ) -> Round: ...
 
     async def remove_round(self, league: League, number: int) -> Round: ...

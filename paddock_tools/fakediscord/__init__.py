@@ -23,7 +23,7 @@ Loopback server (real gateway + REST over 127.0.0.1)::
 Both return :class:`Calls` (a list of :class:`Call`) for every interaction, and raise
 :class:`BotError` if a handler task died or discord.py logged an unhandled error.
 
-Faults (tests/test_bot_faults.py), on ``fd.backend``::
+Faults (tests/table/test_bot_faults.py), on ``fd.backend``::
 
     fd.backend.fail_next(r"/channels/\\d+/messages$", 429, method="POST", retry_after=0.2)
     fd.backend.fail_next(r"/interactions/.*/callback$", 404, UNKNOWN_INTERACTION)
@@ -35,7 +35,7 @@ Faults (tests/test_bot_faults.py), on ``fd.backend``::
 
 (429s need the loopback server: discord.py's own HTTP layer waits ``retry_after`` there.)
 
-Shards (loopback server; tests/test_shards_e2e.py)::
+Shards (loopback server; tests/store/test_shards_e2e.py)::
 
     world.add_guild(guild_id, "Other", channels={channel_id: "general"})  # a second guild
     async with FakeDiscord(world, shard_count=2) as fd:  # GET /gateway/bot says 2

@@ -8,6 +8,7 @@ its aiohttp handler.  Both therefore record identical :class:`Call` objects.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import itertools
 import json as _json
@@ -687,6 +688,8 @@ class Backend:
             ("POST", "/users/@me/channels", self._create_dm),
             ("GET", "/users/{uid}", self._get_user),
             ("GET", "/guilds/{gid}/members/{uid}", self._get_member),
+            ("PUT", "/guilds/{gid}/members/{uid}/roles/{rid}", self._member_role),
+            ("DELETE", "/guilds/{gid}/members/{uid}/roles/{rid}", self._member_role),
             ("GET", "/guilds/{gid}/channels", lambda c, gid: self._guild(gid, "channels")),
             ("GET", "/guilds/{gid}/roles", lambda c, gid: self._guild(gid, "roles")),
             ("GET", "/guilds/{gid}", lambda c, gid: self._guild(gid, None)),
@@ -964,6 +967,32 @@ class Backend:
         if int(uid) not in self.world.users:
             raise HTTPError(404, "Unknown Member", 10007)
         return self.world.member_payload(int(uid))
+
+    def _member_role(self, call: Call, gid: str, uid: str, rid: str) -> tuple[int, None]:
+        """Give (PUT) or take (DELETE) a member's role, as Discord does: the bot needs Manage
+        Roles (taken from it server-wide by `revoke(guild_id, "manage_roles")`) and may only
+        manage roles below its own highest."""
+        if int(uid) not in self.world.users:
+            raise HTTPError(404, "Unknown Member", 10007)
+        role = self.world.roles.get(int(rid))
+        if role is None:
+            raise HTTPError(404, "Unknown Role", 10011)
+        allowed = pl.BOT_PERMISSIONS & ~self.world.revoked.get(int(gid), 0)
+        top = max(
+            int(self.world.roles[r].get("position", 0))
+            for r in self.world.bot_user.roles
+            if r in self.world.roles
+        )
+        if not allowed & discord.Permissions(manage_roles=True).value or (
+            int(role.get("position", 0)) >= top or role.get("managed")
+        ):
+            raise HTTPError(403, "Missing Permissions", 50013)
+        user = self.world.users[int(uid)]
+        roles = (
+            set(user.roles) | {int(rid)} if call.method == "PUT" else set(user.roles) - {int(rid)}
+        )
+        self.world.users[int(uid)] = dataclasses.replace(user, roles=tuple(sorted(roles)))
+        return 204, None
 
 
 def _compile(path: str) -> re.Pattern[str]:

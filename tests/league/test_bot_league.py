@@ -377,6 +377,7 @@ ADMIN_COMMANDS = {
     "archive",
     "close-season",
     "admin-role",
+    "home",
 }
 
 

@@ -108,6 +108,7 @@ async def test_migrations_apply_once_and_are_recorded(backend_url: str) -> None:
         (6, "archive_threads"),
         (7, "any_game"),
         (8, "recent_commands"),
+        (9, "league_home"),
     ]
     if kind(backend_url) == "sqlite":
         assert (await query(backend_url, "PRAGMA journal_mode"))[0][0] == "wal"
@@ -323,6 +324,30 @@ def test_crash_in_the_middle_of_a_game_loses_nothing(backend_url: str) -> None:
 
 
 # Leagues --------------------------------------------------------------------------------
+
+
+async def test_a_league_home_and_round_starts_round_trip_and_carry_over(store: Store) -> None:
+    lg = await store.create_league(1, "Cup", "waddington", "waddington", [10, 8], 100)
+    assert (lg.channel_id, lg.role_id, lg.timezone) == (None, None, "UTC")
+    # snowflakes need 64 bits on both databases
+    home = await store.set_home(lg, 1100000000000000022, 1100000000000000016, "Europe/Madrid")
+    assert (home.channel_id, home.role_id, home.timezone) == (
+        1100000000000000022,
+        1100000000000000016,
+        "Europe/Madrid",
+    )
+    rnd = await store.set_round(home, 1, "Monza", None, 1_797_000_000.5)
+    assert rnd.starts_at == 1_797_000_000.5
+    again = await store.set_round(home, 1, "Monza", None)  # rescheduled without a start
+    assert again.starts_at is None
+    await store.close_season(home)
+    season2 = await store.create_league(1, "Cup", "waddington", "waddington", [10, 8], 100)
+    assert (season2.season, season2.channel_id, season2.role_id, season2.timezone) == (
+        2,
+        1100000000000000022,
+        1100000000000000016,
+        "Europe/Madrid",
+    )
 
 
 async def test_league_lifecycle_and_refusals(store: Store) -> None:

@@ -5,22 +5,13 @@ season and removing a driver ask to confirm with a button."""
 
 from __future__ import annotations
 
+import contextlib
 import time
-from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
 
 from bot.autocomplete import league_option
-from bot.components import INVALID_BUTTON, button, in_code, shown, view_of
-from bot.league_tables import standings_report
-from bot.posting import defer, edit_source, result, think
-from rules.errors import PaddockError
-from store import League
-
-if TYPE_CHECKING:
-    pass
-
 from bot.cogs.league.common import (
     MENTION,
     STATUS_CHOICES,
@@ -34,6 +25,13 @@ from bot.cogs.league.common import (
     league_admin,
     manage_server_only,
 )
+from bot.cogs.league.home import check_channel, check_role, home_warning
+from bot.components import INVALID_BUTTON, button, in_code, shown, view_of
+from bot.league_tables import standings_report
+from bot.posting import defer, edit_source, result, think
+from bot.when import parse_start, suggestions, timestamp, zone, zone_names
+from rules.errors import PaddockError
+from store import League
 
 
 class LeagueAdminCog(LeagueBase):
@@ -54,6 +52,8 @@ class LeagueAdminCog(LeagueBase):
         number="Round number (start typing: the rounds so far and the next one)",
         name="e.g. Silverstone",
         date="Free text",
+        start="When it starts: date, time and zone, e.g. 2026-12-12 20:00 Europe/Madrid "
+        "(start typing for suggestions)",
     )
     @league_option(open_only=True, rounds_offered="calendar", round_param="number")
     @league_admin
@@ -64,18 +64,81 @@ class LeagueAdminCog(LeagueBase):
         number: app_commands.Range[int, 1, 99],
         name: app_commands.Range[str, 1, 60],
         date: app_commands.Range[str, 1, 40] | None = None,
+        start: app_commands.Range[str, 1, 60] | None = None,
     ) -> None:
         if not 1 <= number <= 99:
             raise PaddockError("Round numbers go from 1 to 99.")
         await think(interaction)  # before the store
         found = await self._league(interaction, league)
-        rnd = await self.store.set_round(found, number, name, date)
+        starts_at = None
+        if start is not None:
+            starts_at, _ = parse_start(
+                start, default_zone=found.timezone, now=self.bot.timers.clock()
+            )
+        rnd = await self.store.set_round(found, number, name, date, starts_at)
+        when = f", starting {timestamp(rnd.starts_at)}" if rnd.starts_at else ""
         await result(
             interaction,
             f"Round {rnd.number} of **{shown(found.label)}** is {shown(rnd.name)}"
-            + (f" ({shown(rnd.scheduled)})." if rnd.scheduled else "."),
+            + (f" ({shown(rnd.scheduled)})" if rnd.scheduled else "")
+            + f"{when}.",
             channel=interaction.channel,
         )
+
+    @round_set.autocomplete("start")
+    async def _start_options(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        zone_name = "UTC"
+        league = getattr(interaction.namespace, "league", None)
+        if interaction.guild is not None and isinstance(league, str):
+            with contextlib.suppress(PaddockError):  # a league still being typed: UTC
+                zone_name = (await self._league(interaction, league)).timezone
+        try:
+            offered = suggestions(current, default_zone=zone_name, now=self.bot.timers.clock())
+        except PaddockError:
+            offered = []
+        return [app_commands.Choice(name=o, value=o) for o in offered[:25]]
+
+    @admin.command(name="home", description="Where a league's races open, its drivers' role")
+    @app_commands.describe(
+        channel="The channel its races open in (a thread each) and its news goes",
+        role="A role /league join gives its drivers, so one mention pings a round (optional)",
+        timezone="The time zone you write its times in, e.g. Europe/Madrid (default UTC)",
+    )
+    @league_option(open_only=True)
+    @league_admin
+    async def home(
+        self,
+        interaction: discord.Interaction,
+        league: str,
+        channel: discord.TextChannel,
+        role: discord.Role | None = None,
+        timezone: app_commands.Range[str, 1, 60] | None = None,
+    ) -> None:
+        assert interaction.guild is not None
+        me = interaction.guild.me
+        check_channel(channel, me)
+        warning = check_role(role, me) if role is not None else None
+        await think(interaction)  # before the store's write (a refusal follows privately)
+        found = await self._league(interaction, league)
+        zone_name = zone(timezone).key if timezone else found.timezone
+        updated = await self.store.set_home(found, channel.id, role.id if role else None, zone_name)
+        await result(
+            interaction,
+            home_warning(updated) + (f"\n{warning}" if warning else ""),
+            allowed_mentions=discord.AllowedMentions.none(),
+            channel=interaction.channel,
+        )
+
+    @home.autocomplete("timezone")
+    async def _zone_options(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        typed = current.strip().lower()
+        names = [z for z in zone_names() if typed in z.lower()]
+        names.sort(key=lambda z: (not z.lower().startswith(typed), z))
+        return [app_commands.Choice(name=z, value=z) for z in names[:25]]
 
     @admin.command(name="round-remove", description="Remove a round with no result")
     @app_commands.describe(number="Round number (start typing: the rounds with no result)")

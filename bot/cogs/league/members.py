@@ -12,10 +12,12 @@ from discord import app_commands
 from discord.utils import MISSING
 
 from bot.autocomplete import league_option
+from bot.cogs.league.home import give_role, home_text
 from bot.components import INVALID_BUTTON, button, in_code, shown, view_of
 from bot.league_tables import league_points_table, standings_report
 from bot.pages import DESCRIPTION, FIELD, MESSAGE, page_of, page_view, pages
 from bot.posting import result, think
+from bot.when import timestamp
 from rules.championship import (
     car_colours,
     game_kinds,
@@ -160,10 +162,12 @@ class LeagueCog(LeagueBase):
             _check_colour(found, colour),
         )
         car = f" in the {member.colour} car" if member.colour else ""
+        role = await give_role(interaction.user, found, on=True)
         await result(
             interaction,
             f"{interaction.user.mention} joined **{shown(found.label)}**{car} as "
-            f"{shown(member.display_name)}.",
+            f"{shown(member.display_name)}.{role}",
+            allowed_mentions=discord.AllowedMentions(users=[interaction.user], roles=False),
             channel=interaction.channel,
         )
 
@@ -173,9 +177,11 @@ class LeagueCog(LeagueBase):
         await think(interaction, ephemeral=True)  # before the store
         found = await self._league(interaction, league)
         await self.store.leave_league(found, interaction.user.id)
+        role = await give_role(interaction.user, found, on=False)
         await result(
             interaction,
-            f"You left **{shown(found.label)}**. Your results this season stay in the standings.",
+            f"You left **{shown(found.label)}**. Your results this season stay in the "
+            f"standings.{role}",
         )
 
     @league.command(name="info", description="A league's game, season, points and drivers")
@@ -200,6 +206,7 @@ class LeagueCog(LeagueBase):
         embed.add_field(name="Rounds", value=f"{done} of {len(rounds)} raced")
         embed.add_field(name="Robots", value=_robots_rule(found), inline=False)
         embed.add_field(name="Race threads", value=_archive_rule(found), inline=False)
+        embed.add_field(name="Home", value=home_text(found), inline=False)
         drivers = pages(
             [
                 f"<@{m.user_id}> {shown(m.display_name)}" + (f" ({m.colour})" if m.colour else "")
@@ -228,6 +235,7 @@ class LeagueCog(LeagueBase):
             [
                 f"**Round {r.number}** - {shown(r.name)}"
                 + (f" - {shown(r.scheduled)}" if r.scheduled else "")
+                + (f" - {timestamp(r.starts_at)}" if r.starts_at else "")
                 + (" - done" if r.status == "done" else "")
                 for r in rounds
             ],
@@ -348,11 +356,13 @@ class LeagueCog(LeagueBase):
             league, interaction.user.id, interaction.user.display_name[:32], colour
         )
         car = f" in the {member.colour} car" if member.colour else ""
+        role = await give_role(interaction.user, league, on=True)
         await result(
             interaction,
             f"{interaction.user.mention} joined **{shown(league.label)}**{car}. Choose another "
-            f"colour with `/league join league:{in_code(league.name)} colour:...`."
+            f"colour with `/league join league:{in_code(league.name)} colour:...`.{role}"
             if member.colour
-            else f"{interaction.user.mention} joined **{shown(league.label)}**.",
+            else f"{interaction.user.mention} joined **{shown(league.label)}**.{role}",
+            allowed_mentions=discord.AllowedMentions(users=[interaction.user], roles=False),
             channel=interaction.channel,
         )
