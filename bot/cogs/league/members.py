@@ -167,7 +167,6 @@ class LeagueCog(LeagueBase):
             interaction,
             f"{interaction.user.mention} joined **{shown(found.label)}**{car} as "
             f"{shown(member.display_name)}.{role}",
-            allowed_mentions=discord.AllowedMentions(users=[interaction.user], roles=False),
             channel=interaction.channel,
         )
 
@@ -363,6 +362,5 @@ class LeagueCog(LeagueBase):
             f"colour with `/league join league:{in_code(league.name)} colour:...`.{role}"
             if member.colour
             else f"{interaction.user.mention} joined **{shown(league.label)}**.{role}",
-            allowed_mentions=discord.AllowedMentions(users=[interaction.user], roles=False),
             channel=interaction.channel,
         )
