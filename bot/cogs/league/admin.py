@@ -25,7 +25,7 @@ from bot.cogs.league.common import (
     league_admin,
     manage_server_only,
 )
-from bot.cogs.league.home import check_channel, check_role, home_warning
+from bot.cogs.league.home import check_channel, check_role, home_answer
 from bot.components import INVALID_BUTTON, button, in_code, shown, view_of
 from bot.league_tables import standings_report
 from bot.posting import defer, edit_source, result, think
@@ -126,7 +126,7 @@ class LeagueAdminCog(LeagueBase):
         updated = await self.store.set_home(found, channel.id, role.id if role else None, zone_name)
         await result(
             interaction,
-            home_warning(updated) + (f"\n{warning}" if warning else ""),
+            home_answer(updated) + (f"\n{warning}" if warning else ""),
             allowed_mentions=discord.AllowedMentions.none(),
             channel=interaction.channel,
         )

@@ -57,7 +57,7 @@ def check_role(role: discord.Role, me: discord.Member | None) -> str | None:
     if not me.guild_permissions.manage_roles:
         return (
             f"I don't have Manage Roles, so `/league join` won't give {role.mention} until I "
-            "have it; races still open and ping the drivers by name."
+            "have it; joining the league still works."
         )
     return None
 
@@ -90,5 +90,6 @@ async def give_role(member: discord.abc.User, league: League, *, on: bool) -> st
     return ""
 
 
-def home_warning(league: League) -> str:
+def home_answer(league: League) -> str:
+    """What `/league-admin home` answers: the league and its home as now set."""
     return f"**{shown(league.label)}**: {home_text(league)}."
