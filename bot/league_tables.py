@@ -101,6 +101,12 @@ async def standings_report(store: Store, league: League) -> StandingsReport:
     return StandingsReport(league, rows, by_key, lines, len(done), len(rounds))
 
 
+def round_title(found: tuple[League, Round]) -> str:
+    """A league race's title: the league, the round's number and venue."""
+    league, rnd = found
+    return f"{league.name} round {rnd.number}: {rnd.name}"
+
+
 async def league_round_for_game(
     store: Store,
     guild_id: int,

@@ -22,11 +22,12 @@ from discord import app_commands
 from bot.autocomplete import league_option
 from bot.cogs.table_commands import TableCog
 from bot.components import button, shown, view_of
-from bot.league_tables import league_round_for_game
+from bot.league_tables import league_round_for_game, round_title
 from bot.limits import MINUTE
 from bot.posting import result, think
 from bot.presenter import Image, Loaded, Presenter, Prompt, duration, timestamp
 from bot.table import draw
+from bot.table.lobby import seed_of
 from renderer.common import counted
 from renderer.waddington import (
     render_board,
@@ -329,7 +330,7 @@ class WaddingtonCog(TableCog, group_name="f1", group_description="Waddington's F
         )
         title = "Waddington's Formula 1"
         if found is not None:
-            title = f"{found[0].name} round {found[1].number}: {found[1].name}"
+            title = round_title(found)
         settings = {
             "laps": laps,
             "max_players": max_players,
@@ -339,7 +340,7 @@ class WaddingtonCog(TableCog, group_name="f1", group_description="Waddington's F
             "idle_days": idle_days,
             "title": title,
         }
-        seed = int.from_bytes(interaction.id.to_bytes(8, "big")[-6:], "big")
+        seed = seed_of(interaction)
         await self.table.lobby.open_lobby(
             interaction, self.presenter, settings, seed=seed, league_round=found
         )

@@ -35,6 +35,12 @@ log = logging.getLogger("paddock.table")
 RETRY_SECONDS = 30.0
 
 
+def seed_of(interaction: discord.Interaction) -> int:
+    """A new game's seed: the low 48 bits of the command's snowflake (unique, and stored with
+    the game, so the race replays the same)."""
+    return interaction.id % (2**48)
+
+
 def command_key(interaction: discord.Interaction) -> str:
     """The command as its user sent it: its name and (hashed, to a bounded key) its options.
     A retry sends the same; a league admin's next race (another round) does not."""

@@ -17,10 +17,11 @@ from discord import app_commands
 from bot.autocomplete import league_option
 from bot.cogs.table_commands import TableCog
 from bot.components import button, shown
-from bot.league_tables import league_round_for_game
+from bot.league_tables import league_round_for_game, round_title
 from bot.limits import MINUTE
 from bot.posting import think
 from bot.presenter import Image, Loaded, Presenter, Prompt, duration, timestamp
+from bot.table.lobby import seed_of
 from rules.base import Action
 from rules.errors import PaddockError
 from store import GameRecord, Seat
@@ -133,14 +134,14 @@ class ToyCog(TableCog, group_name=AREA, group_description="Toy dice races (tests
         )
         title = SPEC.title
         if found is not None:
-            title = f"{found[0].name} round {found[1].number}: {found[1].name}"
+            title = round_title(found)
         settings = {
             "max_players": max_players,
             "robots": robots,
             "turn_seconds": turn_minutes * MINUTE,
             "title": title,
         }
-        seed = int.from_bytes(interaction.id.to_bytes(8, "big")[-6:], "big")
+        seed = seed_of(interaction)
         await self.table.lobby.open_lobby(
             interaction, self.presenter, settings, seed=seed, league_round=found
         )

@@ -27,6 +27,7 @@ from bot.league_tables import league_round_for_game
 from bot.posting import defer, result, think
 from bot.presenter import Loaded
 from bot.table.core import MENTION_NONE
+from bot.table.lobby import seed_of
 from renderer.common import counted
 from rules.base import Action
 from rules.errors import IllegalAction, PaddockError
@@ -122,7 +123,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             interaction,
             self.presenter,
             settings,
-            seed=interaction.id % (2**48),
+            seed=seed_of(interaction),
             league_round=found,
             seats=seats,
             lobby=not players,
@@ -157,7 +158,7 @@ class PitCog(TableCog, group_name="pit", group_description="Pit Formula: real-ti
             interaction,
             self.presenter,
             settings,
-            seed=interaction.id % (2**48),
+            seed=seed_of(interaction),
             league_round=None,
             seats=seats,
             lobby=False,

@@ -12,10 +12,11 @@ from discord import app_commands
 from bot.autocomplete import league_option
 from bot.cogs.table_commands import TableCog
 from bot.components import shown
-from bot.league_tables import league_round_for_game
+from bot.league_tables import league_round_for_game, round_title
 from bot.limits import MINUTE
 from bot.posting import think
 from bot.table.ending import ending
+from bot.table.lobby import seed_of
 from renderer.rf90_replay import render_replay
 from rules.errors import PaddockError
 from rules.rf90 import (
@@ -90,7 +91,7 @@ class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 r
         )
         title = f"Race! Formula 90 at {track.name}"
         if found is not None:
-            title = f"{found[0].name} round {found[1].number}: {found[1].name}"
+            title = round_title(found)
         settings = {
             "track": track.value,
             "max_players": max_players,
@@ -101,7 +102,7 @@ class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 r
         }
         if turns is not None and turns < full:
             settings["race_turns"] = turns
-        seed = int.from_bytes(interaction.id.to_bytes(8, "big")[-6:], "big")
+        seed = seed_of(interaction)
         await self.table.lobby.open_lobby(
             interaction, self.presenter, settings, seed=seed, league_round=found
         )
