@@ -122,6 +122,8 @@ class PaddockBot(commands.Bot):
         # Games whose last action never reached their thread (a crash between the commit
         # and the post) get it now; their timers were stored with the action.
         await self.table.recovery.recover()
+        # League rounds whose start came while no process held their timer open now.
+        await self.table.rounds.catch_up()
 
     async def close(self) -> None:
         if self.images_warm is not None:

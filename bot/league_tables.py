@@ -136,6 +136,11 @@ async def league_round_for_game(
     rnd = await store.get_round(league, number)
     if rnd.status == "done":
         raise PaddockError(f"Round {number} of **{shown(league.label)}** already has a result.")
+    if rnd.opened_at is not None and (race := await store.round_race(rnd.id)) is not None:
+        raise PaddockError(
+            f"Round {number}'s race opened at its start (#{race}): join it there. A league "
+            "admin can cancel it to open another."
+        )
     if await store.member_by_user(league.id, host_id) is None:
         raise PaddockError(
             f"Join **{shown(league.label)}** first (`/league join`) to open its games."

@@ -18,7 +18,7 @@ from bot.feed import Feed
 from bot.limits import DAY, HOUR, MINUTE
 from rules.base import Event, Game, GameState, get_game
 from rules.errors import BadConfig
-from store.models import GameRecord, Seat, TimerSpec
+from store.models import GameRecord, Round, Seat, TimerSpec
 
 if TYPE_CHECKING:
     import asyncio
@@ -183,6 +183,8 @@ class Presenter(Generic[S]):
     play_forced: ClassVar[bool] = False  # a decision with one legal action plays itself
     colours: ClassVar[list[str]] = []  # colours a driver picks in the lobby (none: no choice)
     default_idle_days: ClassVar[int] = 7
+    robots_offered: ClassVar[bool] = False  # the lobby adds robots (a "robots" setting)
+    league_choices: ClassVar[tuple[str, ...]] = ()  # its own league race settings (laps...)
 
     @property
     def game(self) -> Game[Any]:
@@ -202,6 +204,22 @@ class Presenter(Generic[S]):
 
     def robot_name(self, index: int) -> str:
         return f"Robot {index + 1}"
+
+    # A league round the bot opens (bot/season.py) ---------------------------------------
+
+    def check_league_choices(self, choices: dict[str, Any]) -> None:
+        """Refuse (PaddockError, one line) a league's choices of `league_choices` this game
+        cannot race."""
+
+    def league_choice_lines(self, choices: dict[str, Any]) -> list[str]:
+        """The league's choices as an admin reads them, one line each."""
+        return []
+
+    def league_round_settings(self, choices: dict[str, Any], rnd: Round) -> dict[str, Any]:
+        """This game's settings of a league round's race the bot opens, as `/<area> new`
+        would make them, from the league's `choices` and the round's overrides (the table
+        adds the time limit, the drivers, robots and title)."""
+        return {}
 
     def rules_config(self, record: GameRecord, seats: list[Seat]) -> dict[str, Any]:
         """The rules config made at the start from the lobby's settings and seats."""

@@ -29,7 +29,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from store.models import Shards
 
 T = TypeVar("T")
 
@@ -152,3 +155,12 @@ class Backend(ABC):
 
     async def _val(self, sql: str, *args: Any) -> Any:
         return await self._reads.fetchval(sql, *args)
+
+
+def shard_filter(shards: Shards | None, guild: str) -> tuple[str, tuple[int, ...]]:
+    """SQL (with its arguments) keeping the rows whose guild (the SQL expression `guild`) is
+    on `shards`: Discord's rule, (guild_id >> 22) % shard_count (store.models.shard_of)."""
+    if shards is None or shards.everything:
+        return "", ()
+    marks = ", ".join("?" * len(shards.ids)) or "NULL"  # (no shard: nothing; IN () is not SQL)
+    return f" AND (({guild} >> 22) % ?) IN ({marks})", (shards.count, *shards.ids)

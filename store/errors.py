@@ -50,6 +50,15 @@ class Repeated(PaddockError):
         self.game_id = game_id
 
 
+class RoundOpened(PaddockError):
+    """A league round's race was opened already (`game_id`: its race, if one is on), or
+    the round can open none now (a result in, its season closed): nothing was made."""
+
+    def __init__(self, game_id: int | None) -> None:
+        super().__init__("That round's race is open already.")
+        self.game_id = game_id
+
+
 class MigrationError(Exception):
     """A migration failed; the database was left as it was before it."""
 

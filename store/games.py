@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any, NamedTuple
 
-from store.dialect import Row, Tx, now
+from store.dialect import Row, Tx, now, shard_filter
 from store.errors import LeagueError, NotFound, Repeated, StaleState
 from store.leagues import LeagueStore
 from store.models import ActionRecord, GameRecord, Once, Seat, Shards, Timer, TimerSpec
@@ -50,20 +50,10 @@ def bookkeeping(fields: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-# A timer's game and so its guild; a timer of no game (or a game of no guild) is shard 0's.
+# A timer's game and so its guild; a timer of no game is its own guild's (a league round's),
+# or shard 0's.
 _TIMERS_FROM = "FROM timers t LEFT JOIN games g ON g.id = t.game_id"
-
-
-def _shard_filter(shards: Shards | None) -> tuple[str, tuple[int, ...]]:
-    """SQL (with its arguments) keeping the games `g` on `shards`' guilds: Discord's
-    rule, (guild_id >> 22) % shard_count (store.models.shard_of)."""
-    if shards is None or shards.everything:
-        return "", ()
-    marks = ", ".join("?" * len(shards.ids)) or "NULL"  # (no shard: nothing; IN () is not SQL)
-    return (
-        f" AND ((COALESCE(g.guild_id, 0) >> 22) % ?) IN ({marks})",
-        (shards.count, *shards.ids),
-    )
+_TIMER_GUILD = "COALESCE(g.guild_id, t.guild_id, 0)"
 
 
 class Append(NamedTuple):  # (not a frozen dataclass: ~4x slower to make, on every move)
@@ -107,15 +97,21 @@ class GameStore(LeagueStore):
         settings: dict[str, Any] | None = None,
         timers: list[TimerSpec] | None = None,
         once: Once | None = None,
+        opens_round: float | None = None,
     ) -> GameRecord:
         """A game row. `config` is what the rules need to replay it from `seed`; `settings`
         is the table's own (host, time limit...), never passed to the rules; `timers` (a
         lobby's idle timer) are written in the same transaction. `once`: the command making
         it, noted with it; the same command within its window raises Repeated (the game
-        it made), nothing written."""
+        it made), nothing written. `opens_round` (the instant): the bot opening a league
+        round at its start; the round is marked opened with it, or RoundOpened is raised
+        (it was opened, has a race or a result): a round opens once, across processes."""
         at = now()
 
         async def create(tx: Tx) -> int:
+            if opens_round is not None:
+                assert league_id is not None and round_id is not None
+                await self.claim_round(tx, league_id, round_id, opens_round)
             game_id: int = await tx.fetchval(
                 "INSERT INTO games (kind, guild_id, channel_id, league_id, round_id, seed,"
                 " config_json, settings_json, status, created_at, updated_at)"
@@ -350,11 +346,22 @@ class GameStore(LeagueStore):
     async def unpublished_games(self, *, shards: Shards | None = None) -> list[GameRecord]:
         """Running games, and finished ones, whose last action has not reached the thread
         (with `shards`: of guilds on those shards only, the ones this process recovers)."""
-        where, args = _shard_filter(shards)
+        where, args = shard_filter(shards, "COALESCE(g.guild_id, 0)")
         rows = await self._all(
             f"SELECT {_GAME_COLUMNS} FROM games g JOIN game_snapshots s ON s.game_id = g.id"
             " WHERE g.status IN ('running', 'finished')"
             f" AND (g.published_seq IS NULL OR g.published_seq < s.seq){where} ORDER BY g.id",
+            *args,
+        )
+        return [GameRecord.from_row(r) for r in rows]
+
+    async def unposted_lobbies(self, *, shards: Shards | None = None) -> list[GameRecord]:
+        """Lobbies of league rounds stored but never posted (the bot stopped between opening
+        a round and posting it): the bot posts them at start-up."""
+        where, args = shard_filter(shards, "COALESCE(g.guild_id, 0)")
+        rows = await self._all(
+            f"{_GAMES} WHERE g.status = 'lobby' AND g.round_id IS NOT NULL AND g.thread_id IS NULL"
+            f" AND g.status_message_id IS NULL{where} ORDER BY g.id",
             *args,
         )
         return [GameRecord.from_row(r) for r in rows]
@@ -549,7 +556,7 @@ class GameStore(LeagueStore):
 
     async def next_timer(self, *, shards: Shards | None = None) -> Timer | None:
         """The earliest timer (of a game on one of `shards`, when given)."""
-        where, args = _shard_filter(shards)
+        where, args = shard_filter(shards, _TIMER_GUILD)
         row = await self._one(
             f"SELECT t.* {_TIMERS_FROM} WHERE true{where} ORDER BY t.due_at, t.id LIMIT 1", *args
         )
@@ -561,7 +568,7 @@ class GameStore(LeagueStore):
         transaction of its own: of several processes claiming at once, each timer goes to
         exactly one (SQLite: BEGIN IMMEDIATE; PostgreSQL: SKIP LOCKED, a timer another
         process is claiming right now is passed over, not waited for)."""
-        where, args = _shard_filter(shards)
+        where, args = shard_filter(shards, _TIMER_GUILD)
         rows = await self._statement(
             "DELETE FROM timers WHERE id = (SELECT t.id"
             f" {_TIMERS_FROM} WHERE t.due_at <= ?{where} ORDER BY t.due_at, t.id LIMIT 1"

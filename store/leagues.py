@@ -13,10 +13,14 @@ import json
 from typing import Any
 
 from rules.championship import places_among_members
-from store.dialect import Backend, Reads, Row, Tx, now
-from store.errors import LeagueError, NotFound, in_code, shown
-from store.models import League, Member, ResultRecord, Round
+from store.dialect import Backend, Reads, Row, Tx, now, shard_filter
+from store.errors import LeagueError, NotFound, RoundOpened, in_code, shown
+from store.models import League, Member, ResultRecord, Round, Shards, TimerSpec
 from store.protocol import Placings
+
+# Rounds of a league start at least this many seconds apart (a Paddock rule: one race
+# night's rounds do not open on top of each other).
+ROUND_GAP = 3600.0
 
 
 class LeagueStore(Backend):
@@ -50,6 +54,7 @@ class LeagueStore(Backend):
     def _league(row: Row) -> League:
         d = dict(row)
         d["points"] = json.loads(d.pop("points_json"))
+        d["race_settings"] = json.loads(d.get("race_settings") or "{}")
         d.pop("closed_at", None)
         return League.model_validate(d)
 
@@ -116,12 +121,15 @@ class LeagueStore(Backend):
                     now(),
                     prev.id,
                 )
-                # ... and its home: the channel, the drivers' role, the time zone.
+                # ... its home (the channel, the drivers' role, the time zone) and its race
+                # settings.
                 await tx.execute(
-                    "UPDATE leagues SET channel_id = ?, role_id = ?, timezone = ? WHERE id = ?",
+                    "UPDATE leagues SET channel_id = ?, role_id = ?, timezone = ?,"
+                    " race_settings = ? WHERE id = ?",
                     prev.channel_id,
                     prev.role_id,
                     prev.timezone,
+                    json.dumps(prev.race_settings),
                     league_id,
                 )
             return league_id
@@ -206,8 +214,26 @@ class LeagueStore(Backend):
         )
 
     async def close_season(self, league: League) -> League:
+        self._require_open(league)
+
+        async def close(tx: Tx) -> None:
+            # its rounds open no race now: their timers go with the season
+            await tx.execute(
+                "DELETE FROM timers WHERE round_id IN"
+                " (SELECT id FROM league_rounds WHERE league_id = ?)",
+                league.id,
+            )
+            await tx.execute(
+                "UPDATE leagues SET status = 'closed', closed_at = ? WHERE id = ?", now(), league.id
+            )
+
+        await self._transact(close)
+        return await self.league_by_id(league.id)
+
+    async def set_race_settings(self, league: League, settings: dict[str, Any]) -> League:
+        """How the bot opens the league's rounds (checked by the bot: bot/season.py)."""
         return await self._set_league(
-            league, "UPDATE leagues SET status = 'closed', closed_at = ? WHERE id = ?", now()
+            league, "UPDATE leagues SET race_settings = ? WHERE id = ?", json.dumps(settings)
         )
 
     async def set_robots_take_places(self, league: League, on: bool) -> League:
@@ -325,7 +351,9 @@ class LeagueStore(Backend):
 
     @staticmethod
     def _round(row: Row) -> Round:
-        return Round.model_validate(dict(row))
+        d = dict(row)
+        d["settings"] = json.loads(d.pop("settings_json", None) or "{}")
+        return Round.model_validate(d)
 
     async def rounds(self, league_id: int) -> list[Round]:
         rows = await self._all(
@@ -351,24 +379,160 @@ class LeagueStore(Backend):
         name: str,
         scheduled: str | None,
         starts_at: float | None = None,
+        *,
+        settings: dict[str, Any] | None = None,
+        timers: list[TimerSpec] | None = None,
     ) -> Round:
         """Add a round to the calendar, or rename/reschedule an existing one (`scheduled`:
-        the date as free text; `starts_at`: its start as an instant)."""
+        the date as free text; `starts_at`: its start as an instant; `settings`: its
+        overrides, None keeps them). `timers` (its opening, its reminder) replace the round's
+        own, in the same transaction, unless its result is in. A start within an hour of
+        another round's, or a new start for a round whose race is on, is refused."""
         self._require_open(league)
         name = " ".join(name.split())
         if not 1 <= len(name) <= 60:
             raise LeagueError("A round name has 1 to 60 characters.")
-        await self._statement(
-            "INSERT INTO league_rounds (league_id, number, name, scheduled, starts_at)"
-            " VALUES (?, ?, ?, ?, ?) ON CONFLICT (league_id, number) DO UPDATE SET"
-            " name = excluded.name, scheduled = excluded.scheduled, starts_at = excluded.starts_at",
+
+        async def change(tx: Tx) -> int:
+            await self._lock_league(tx, league.id)  # two admins' rounds: one at a time
+            if starts_at is not None:
+                await self._refuse_clash(tx, league, number, starts_at)
+            old = await tx.fetchrow(
+                "SELECT id, starts_at, opened_at FROM league_rounds"
+                " WHERE league_id = ? AND number = ?",
+                league.id,
+                number,
+            )
+            reopen = False
+            if (
+                old is not None
+                and old["opened_at"] is not None
+                and starts_at is not None
+                and starts_at != old["starts_at"]
+            ):
+                reopen = True
+                live = await tx.fetchval(
+                    "SELECT id FROM games WHERE round_id = ? AND status IN ('lobby', 'running')"
+                    " ORDER BY id LIMIT 1",
+                    old["id"],
+                )
+                if live is not None:
+                    raise LeagueError(
+                        f"Round {number}'s race is on already (game #{live}): its start can't "
+                        "change now. Cancel or abandon that race first."
+                    )
+            round_id: int = await tx.fetchval(
+                "INSERT INTO league_rounds (league_id, number, name, scheduled, starts_at,"
+                " settings_json) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (league_id, number)"
+                " DO UPDATE SET name = excluded.name, scheduled = excluded.scheduled,"
+                " starts_at = excluded.starts_at"
+                + (", settings_json = excluded.settings_json" if settings is not None else "")
+                + (", opened_at = NULL" if reopen else "")
+                + " RETURNING id",
+                league.id,
+                number,
+                name,
+                scheduled,
+                starts_at,
+                json.dumps(settings or {}),
+            )
+            if timers is not None:
+                await self._replace_round_timers(tx, league, round_id, timers)
+            return round_id
+
+        await self._transact(change)
+        return await self.get_round(league, number)
+
+    async def _refuse_clash(self, tx: Tx, league: League, number: int, starts_at: float) -> None:
+        other = await tx.fetchrow(
+            "SELECT number, starts_at FROM league_rounds WHERE league_id = ? AND number <> ?"
+            " AND starts_at IS NOT NULL AND starts_at > ? AND starts_at < ?"
+            " ORDER BY number LIMIT 1",
             league.id,
             number,
-            name,
-            scheduled,
-            starts_at,
+            starts_at - ROUND_GAP,
+            starts_at + ROUND_GAP,
         )
-        return await self.get_round(league, number)
+        if other is not None:
+            raise LeagueError(
+                f"Round {other['number']} starts <t:{int(other['starts_at'])}:F>: rounds of a "
+                "league start at least an hour apart. Pick another time."
+            )
+
+    async def _replace_round_timers(
+        self, tx: Tx, league: League, round_id: int, timers: list[TimerSpec]
+    ) -> None:
+        """The round's timers replaced (none once its result is in), routed to the shard of
+        the league's guild."""
+        await tx.execute("DELETE FROM timers WHERE round_id = ?", round_id)
+        status = await tx.fetchval("SELECT status FROM league_rounds WHERE id = ?", round_id)
+        if timers and status == "scheduled":
+            at = now()
+            await tx.executemany(
+                "INSERT INTO timers (event, due_at, round_id, guild_id, payload_json,"
+                " created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (t.event, t.due_at, round_id, league.guild_id, json.dumps(t.payload), at)
+                    for t in timers
+                ],
+            )
+
+    async def round_by_id(self, round_id: int) -> Round:
+        row = await self._one("SELECT * FROM league_rounds WHERE id = ?", round_id)
+        if row is None:
+            raise NotFound("That round is no longer on the calendar.")
+        return self._round(row)
+
+    async def round_race(self, round_id: int) -> int | None:
+        """The race on for a round (a lobby or running), if any."""
+        value = await self._val(
+            "SELECT id FROM games WHERE round_id = ? AND status IN ('lobby', 'running')"
+            " ORDER BY id LIMIT 1",
+            round_id,
+        )
+        return int(value) if value is not None else None
+
+    async def rounds_to_open(
+        self, now_at: float, event: str, *, shards: Shards | None = None
+    ) -> list[Round]:
+        """Rounds of open leagues whose start has come, with no race opened for them and no
+        `event` timer to open one: those a process that claimed the timer and died (or a bot
+        that was down) left. With `shards`: of guilds on those shards only."""
+        where, args = shard_filter(shards, "l.guild_id")
+        rows = await self._all(
+            "SELECT r.* FROM league_rounds r JOIN leagues l ON l.id = r.league_id"
+            " WHERE l.status = 'open' AND r.status = 'scheduled' AND r.starts_at <= ?"
+            " AND r.opened_at IS NULL"
+            " AND NOT EXISTS (SELECT 1 FROM timers t WHERE t.round_id = r.id AND t.event = ?)"
+            " AND NOT EXISTS (SELECT 1 FROM games g WHERE g.round_id = r.id"
+            f" AND g.status IN ('lobby', 'running', 'finished')){where} ORDER BY r.starts_at, r.id",
+            now_at,
+            event,
+            *args,
+        )
+        return [self._round(r) for r in rows]
+
+    async def claim_round(self, tx: Tx, league_id: int, round_id: int, at: float) -> None:
+        """In the transaction making the round's race: mark the round opened, or raise
+        RoundOpened (rolling it back) if it was opened already, has a race or a result, or
+        its season is closed. The league's row is locked first, as every league writer
+        does, then the round's."""
+        await self._lock_league(tx, league_id)
+        row = await tx.fetchrow(
+            "SELECT r.opened_at, r.status, l.status AS league_status FROM league_rounds r"
+            " JOIN leagues l ON l.id = r.league_id WHERE r.id = ?",
+            round_id,
+        )
+        if row is None or row["league_status"] != "open" or row["status"] != "scheduled":
+            raise RoundOpened(None)
+        live = await tx.fetchval(
+            "SELECT id FROM games WHERE round_id = ? AND status IN ('lobby', 'running',"
+            " 'finished') ORDER BY id LIMIT 1",
+            round_id,
+        )
+        if row["opened_at"] is not None or live is not None:
+            raise RoundOpened(live)
+        await tx.execute("UPDATE league_rounds SET opened_at = ? WHERE id = ?", at, round_id)
 
     async def remove_round(self, league: League, number: int) -> Round:
         self._require_open(league)

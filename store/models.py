@@ -24,6 +24,7 @@ class League(BaseModel):
     channel_id: int | None = None  # its home: where its races open and its news goes
     role_id: int | None = None  # the role /league join gives its drivers
     timezone: str = "UTC"  # the zone its admins write times in
+    race_settings: dict[str, Any] = {}  # how the bot opens its rounds (bot/season.py)
 
     @property
     def is_open(self) -> bool:
@@ -51,6 +52,8 @@ class Round(BaseModel):
     scheduled: str | None
     status: str
     starts_at: float | None = None  # its start, an instant (epoch seconds)
+    settings: dict[str, Any] = {}  # this round's overrides of the league's race settings
+    opened_at: float | None = None  # when the bot opened its race (once)
 
 
 class ResultRecord(BaseModel):
@@ -148,6 +151,8 @@ class Timer(BaseModel):
     due_at: float
     game_id: int | None
     payload: dict[str, Any]
+    round_id: int | None = None  # a league round's timer (its opening, its reminder)
+    guild_id: int | None = None  # a timer of no game: the guild whose shard claims it
 
 
 def shard_of(guild_id: int | None, shard_count: int) -> int:

@@ -104,6 +104,9 @@ class Store(Protocol):
     ) -> League:
         """The league's home: its channel, its drivers' role, its admins' time zone."""
 
+    async def set_race_settings(self, league: League, settings: dict[str, Any]) -> League:
+        """How the bot opens the league's rounds (bot/season.py checks them)."""
+
     async def members(self, league_id: int, *, active_only: bool = False) -> list[Member]: ...
 
     async def member_by_user(self, league_id: int, user_id: int) -> Member | None: ...
@@ -125,7 +128,22 @@ class Store(Protocol):
         name: str,
         scheduled: str | None,
         starts_at: float | None = None,
-    ) -> Round: ...
+        *,
+        settings: dict[str, Any] | None = None,
+        timers: list[TimerSpec] | None = None,
+    ) -> Round:
+        """Add or change a round; `timers` (its opening, its reminder) replace its own in the
+        same transaction. Refuses a start within an hour of another round's (LeagueError)."""
+
+    async def round_by_id(self, round_id: int) -> Round: ...
+
+    async def round_race(self, round_id: int) -> int | None:
+        """The race on for a round (a lobby or running), if any."""
+
+    async def rounds_to_open(
+        self, now_at: float, event: str, *, shards: Shards | None = None
+    ) -> list[Round]:
+        """Rounds whose start has come with no race opened and no `event` timer left."""
 
     async def remove_round(self, league: League, number: int) -> Round: ...
 
@@ -167,7 +185,10 @@ class Store(Protocol):
         settings: dict[str, Any] | None = None,
         timers: list[TimerSpec] | None = None,
         once: Once | None = None,
-    ) -> GameRecord: ...
+        opens_round: float | None = None,
+    ) -> GameRecord:
+        """A game row; `opens_round`: marks its league round opened in the same transaction,
+        or raises RoundOpened (a round opens once)."""
 
     async def start_game(
         self,
@@ -195,6 +216,9 @@ class Store(Protocol):
     async def list_games(self, *, unfinished_only: bool = False) -> list[GameRecord]: ...
 
     async def games_of_user(self, guild_id: int, user_id: int) -> list[GameRecord]: ...
+
+    async def unposted_lobbies(self, *, shards: Shards | None = None) -> list[GameRecord]:
+        """League rounds' lobbies stored but never posted (posted at start-up)."""
 
     async def unpublished_games(self, *, shards: Shards | None = None) -> list[GameRecord]:
         """Games whose last action has not reached Discord; with `shards`, only those of

@@ -47,8 +47,8 @@ from rules.waddington import (
     catalog,
     lap_indicator,
 )
-from rules.waddington.state import default_laps
-from store import GameRecord, Seat
+from rules.waddington.state import LEAGUE_LAPS, default_laps
+from store import GameRecord, Round, Seat
 
 if TYPE_CHECKING:
     from bot.client import PaddockBot
@@ -104,6 +104,24 @@ class WaddingtonPresenter(Presenter[WaddingtonState]):
     title = "Waddington's Formula 1"
     max_players = 6
     max_cars = MAX_CARS
+    robots_offered = True
+    league_choices = ("laps", "soft_options")
+
+    def check_league_choices(self, choices: dict[str, Any]) -> None:
+        if not 1 <= int(choices.get("laps", LEAGUE_LAPS)) <= 10:
+            raise PaddockError("Laps go from 1 to 10.")
+
+    def league_choice_lines(self, choices: dict[str, Any]) -> list[str]:
+        return [
+            f"{choices.get('laps', LEAGUE_LAPS)} lap(s)"
+            + (" · beginners' options" if choices.get("soft_options") else "")
+        ]
+
+    def league_round_settings(self, choices: dict[str, Any], rnd: Round) -> dict[str, Any]:
+        return {
+            "laps": int(choices.get("laps", LEAGUE_LAPS)),
+            "soft_options": bool(choices.get("soft_options", False)),
+        }
 
     def lobby_lines(self, record: GameRecord) -> list[str]:
         cfg = record.settings

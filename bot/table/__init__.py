@@ -35,6 +35,7 @@ from bot.table.moves import Moves
 from bot.table.publish import Publisher
 from bot.table.realtime import RealTime
 from bot.table.recovery import Recovery
+from bot.table.rounds import Rounds
 from bot.table.routes import Routes
 from bot.table.turns import Turns
 from rules.base import Action, Event
@@ -59,6 +60,7 @@ class Table:
         self.life = Life(core, self.moves, self.publisher, self.endings, self)
         self.recovery = Recovery(core, self.life, self.lobby, self)
         self.turns = Turns(core, self.moves, self.life, self.recovery)
+        self.rounds = Rounds(core, self.lobby)
         self.routes = Routes(core, self.moves, self.lobby, self.life, self.log, self)
         self.realtime = RealTime(lambda: bot.timers.clock())
 

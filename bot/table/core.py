@@ -228,6 +228,8 @@ class TableCore:
     ) -> None:
         if not await self.may_manage(interaction, record):
             host = record.settings.get("host")
+            if host is None:  # a league round the bot opened: its admins manage it
+                raise PaddockError(f"Only a league admin can {what}.")
             raise PaddockError(f"Only the host (<@{host}>) or a league admin can {what}.")
 
     def acting_seat(self, loaded: Loaded[Any], user_id: int) -> int:

@@ -259,9 +259,18 @@ class Lobby:
         )
         lines = presenter.lobby_lines(record)
         robots = settings.get("robots", 0)
-        if presenter.max_cars > presenter.max_players or robots:
+        if settings.get("grid") and record.status == "lobby":  # a league round's
+            lines.append(f"Robots fill the grid to {settings['grid']} cars at the start")
+        elif presenter.max_cars > presenter.max_players or robots:
             lines.append(f"{robots} robot(s) added at the start")
-        lines.append(f"Host: <@{settings.get('host')}>")
+        if settings.get("host") is not None:
+            lines.append(f"Host: <@{settings.get('host')}>")
+        elif record.status == "lobby":  # a league round the bot opened
+            lines.append(_signup_line(settings))
+        elif record.status == "abandoned":
+            lines.append("Sign-up closed: not raced.")
+        else:
+            lines.append("Sign-up closed: the race is on.")
         embed.description = "\n".join(lines)
         embed.add_field(
             name=f"Drivers ({len(seats)}/{settings.get('max_players', presenter.max_players)})",
@@ -345,7 +354,7 @@ class Lobby:
                 seats = [s for s in seats if s.user_id != user.id]
                 settings.get("colours", {}).pop(str(user.id), None)
                 seats = [s.model_copy(update={"seat": i}) for i, s in enumerate(seats)]
-                if not seats:
+                if not seats and not settings.get("scheduled"):
                     raise PaddockError(
                         "You are the last driver: press Cancel to close the lobby instead."
                     )
@@ -377,6 +386,9 @@ class Lobby:
                 return
             await self.core.store.set_lobby(game_id, seats, settings)
             record = record.model_copy(update={"settings": settings})
+            if action == "join" and await self.everyone_in(record, seats):
+                await self.start_round(interaction, record, seats)
+                return
             await edit_source(
                 interaction,
                 embed=self.lobby_embed(record, seats),
@@ -446,6 +458,51 @@ class Lobby:
             await presenter.begin(self.port, loaded)
         return loaded
 
+    async def everyone_in(self, record: GameRecord, seats: list[Seat]) -> bool:
+        """A league round's lobby the bot opened is full, or every league driver is in it:
+        it starts without waiting for the end of sign-up."""
+        if not record.settings.get("scheduled") or record.league_id is None:
+            return False
+        if len(seats) >= record.settings.get(
+            "max_players", self.core.presenter(record).max_players
+        ):
+            return True
+        drivers = {
+            m.user_id for m in await self.core.store.members(record.league_id, active_only=True)
+        }
+        return drivers <= {s.user_id for s in seats}
+
+    async def start_round(
+        self, interaction: discord.Interaction | None, record: GameRecord, seats: list[Seat]
+    ) -> Loaded:
+        """Start a league round's lobby the bot opened: robots fill the grid to the league's
+        size, and the lobby message (not a click's answer, when the sign-up closed by
+        itself) shows it started."""
+        presenter = self.core.presenter(record)
+        settings = dict(record.settings)
+        if presenter.robots_offered:
+            cars = min(settings.get("grid", 0), presenter.max_cars)
+            settings["robots"] = max(0, cars - len(seats))
+            await self.core.store.set_lobby(record.id, seats, settings)
+            record = record.model_copy(update={"settings": settings})
+
+        async def lobby_started() -> None:
+            started = record.model_copy(update={"status": "running"})
+            embed = self.lobby_embed(started, seats)
+            if interaction is not None:
+                await edit_source(interaction, embed=embed, view=None)
+                return
+            channel = await self.core.channel_of(record)
+            if record.status_message_id is not None:
+                try:
+                    await channel.get_partial_message(record.status_message_id).edit(
+                        embed=embed, view=None
+                    )
+                except discord.HTTPException as exc:  # deleted: the race starts all the same
+                    log.info("game %s: lobby not edited: %s", record.id, exc)
+
+        return await self.start(interaction, presenter, record, seats, answer=lobby_started)
+
     async def repost_lobby(self, interaction: discord.Interaction, record: GameRecord) -> None:
         """`/<game> status` before the start: the lobby posted again (the old message loses
         its buttons; a moderator may have deleted it)."""
@@ -481,4 +538,14 @@ def _busy(presenter: Presenter, running: GameRecord, user_id: int) -> str:
     return (
         f"A {presenter.title} game (#{running.id}) is already on in this channel: finish it, "
         f"or its host can end it with {end}."
+    )
+
+
+def _signup_line(settings: dict[str, Any]) -> str:
+    """A league round's lobby, opened by the bot: when it starts by itself."""
+    closes = settings.get("signup_closes")
+    until = f" until <t:{int(closes)}:t> (<t:{int(closes)}:R>)" if closes else ""
+    return (
+        f"Sign-up open{until}: it starts then, or as soon as every league driver has joined. "
+        "League admins may start or cancel it."
     )

@@ -378,6 +378,7 @@ ADMIN_COMMANDS = {
     "close-season",
     "admin-role",
     "home",
+    "race-settings",
 }
 
 

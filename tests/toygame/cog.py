@@ -48,6 +48,7 @@ class ToyPresenter(Presenter[ToyState]):
     title = SPEC.title
     max_players = MAX_DRIVERS
     max_cars = MAX_DRIVERS
+    robots_offered = True
     colours = list(SPEC.colours)  # a driver picks one in the lobby (a league's: theirs)
 
     def lobby_lines(self, record: GameRecord) -> list[str]:

@@ -29,9 +29,39 @@ from bot.cogs.league.home import check_channel, check_role, home_answer
 from bot.components import INVALID_BUTTON, button, in_code, shown, view_of
 from bot.league_tables import standings_report
 from bot.posting import defer, edit_source, result, think
+from bot.race_settings import MODES, RaceSettings, changed
+from bot.table.rounds import round_timers
 from bot.when import parse_start, suggestions, timestamp, zone, zone_names
 from rules.errors import PaddockError
-from store import League
+from store import League, Round
+
+# `start:` words that take a round off the schedule
+NO_START = ("none", "off", "no", "clear", "-")
+
+
+def round_answer(league: League, rnd: Round) -> str:
+    """What round-set answers: the round as it now stands, and what will happen at its
+    start (or why nothing will)."""
+    when = f", starting {timestamp(rnd.starts_at)}" if rnd.starts_at else ""
+    extras = [f"{k}: {v}" for k, v in sorted(rnd.settings.items())]
+    text = (
+        f"Round {rnd.number} of **{shown(league.label)}** is {shown(rnd.name)}"
+        + (f" ({shown(rnd.scheduled)})" if rnd.scheduled else "")
+        + f"{when}"
+        + (f" [{', '.join(extras)}]" if extras else "")
+        + "."
+    )
+    if rnd.starts_at and rnd.status == "scheduled":
+        if league.channel_id is None:
+            text += (
+                "\nNo race will open by itself until the league has a channel: set it with "
+                "`/league-admin home`."
+            )
+        else:
+            text += (
+                f"\nAt its start I open its race in <#{league.channel_id}> and ping its drivers."
+            )
+    return text
 
 
 class LeagueAdminCog(LeagueBase):
@@ -47,13 +77,26 @@ class LeagueAdminCog(LeagueBase):
 
     # Admins: /league-admin, hidden by Discord from members without Manage Server ----------
 
-    @admin.command(name="round-set", description="Add a round or change its name or date")
+    @admin.command(name="round-set", description="Add a round or change its name, date or start")
     @app_commands.describe(
         number="Round number (start typing: the rounds so far and the next one)",
         name="e.g. Silverstone",
         date="Free text",
-        start="When it starts: date, time and zone, e.g. 2026-12-12 20:00 Europe/Madrid "
-        "(start typing for suggestions)",
+        start="When the bot opens its race: date, time and zone, e.g. 2026-12-12 20:00 "
+        "Europe/Madrid (start typing; left out: unchanged; none: not scheduled)",
+        mode="This round only: live (short decisions, a race night) or asynchronous",
+        track="RF90 leagues, this round only: the track (else the league's order)",
+    )
+    @app_commands.choices(
+        mode=[
+            app_commands.Choice(name="live: short decisions, a race night", value="live"),
+            app_commands.Choice(name="asynchronous: a decision a day", value="async"),
+            app_commands.Choice(name="the league's mode", value="league"),
+        ],
+        track=[
+            app_commands.Choice(name=t.capitalize(), value=t) for t in ("barcelona", "silverstone")
+        ]
+        + [app_commands.Choice(name="the league's order", value="league")],
     )
     @league_option(open_only=True, rounds_offered="calendar", round_param="number")
     @league_admin
@@ -65,23 +108,52 @@ class LeagueAdminCog(LeagueBase):
         name: app_commands.Range[str, 1, 60],
         date: app_commands.Range[str, 1, 40] | None = None,
         start: app_commands.Range[str, 1, 60] | None = None,
+        mode: app_commands.Choice[str] | None = None,
+        track: app_commands.Choice[str] | None = None,
     ) -> None:
         if not 1 <= number <= 99:
             raise PaddockError("Round numbers go from 1 to 99.")
         await think(interaction)  # before the store
         found = await self._league(interaction, league)
-        starts_at = None
-        if start is not None:
-            starts_at, _ = parse_start(
-                start, default_zone=found.timezone, now=self.bot.timers.clock()
-            )
-        rnd = await self.store.set_round(found, number, name, date, starts_at)
-        when = f", starting {timestamp(rnd.starts_at)}" if rnd.starts_at else ""
+        if track is not None and track.value != "league" and found.game != "rf90":
+            raise PaddockError("`track` is for RF90 leagues: leave it out.")
+        old = next((r for r in await self.store.rounds(found.id) if r.number == number), None)
+        now = self.bot.timers.clock()
+        starts_at = old.starts_at if old is not None else None
+        if start is not None and start.strip().lower() in NO_START:
+            starts_at = None
+        elif start is not None:
+            starts_at, _ = parse_start(start, default_zone=found.timezone, now=now)
+        overrides = dict(old.settings) if old is not None else {}
+        for key, choice in (("mode", mode), ("track", track)):
+            if choice is not None:
+                overrides.pop(key, None)
+                if choice.value != "league":
+                    overrides[key] = choice.value
+        planned = Round(
+            id=old.id if old else 0,
+            league_id=found.id,
+            number=number,
+            name=name,
+            scheduled=date,
+            status=old.status if old else "scheduled",
+            starts_at=starts_at,
+            settings=overrides,
+        )
+        rnd = await self.store.set_round(
+            found,
+            number,
+            name,
+            date,
+            starts_at,
+            settings=overrides,
+            timers=round_timers(found, planned, now),
+        )
+        self.bot.timers.poke()
         await result(
             interaction,
-            f"Round {rnd.number} of **{shown(found.label)}** is {shown(rnd.name)}"
-            + (f" ({shown(rnd.scheduled)})" if rnd.scheduled else "")
-            + f"{when}.",
+            round_answer(found, rnd),
+            allowed_mentions=discord.AllowedMentions.none(),
             channel=interaction.channel,
         )
 
@@ -139,6 +211,93 @@ class LeagueAdminCog(LeagueBase):
         names = [z for z in zone_names() if typed in z.lower()]
         names.sort(key=lambda z: (not z.lower().startswith(typed), z))
         return [app_commands.Choice(name=z, value=z) for z in names[:25]]
+
+    @admin.command(name="race-settings", description="How the bot opens the league's rounds")
+    @app_commands.describe(
+        mode="Asynchronous (a decision a day) or live (2-minute decisions, a race night)",
+        turn_minutes="Asynchronous mode: minutes for a decision (1-10080, default 1440)",
+        signup_minutes="How long sign-up stays open from a round's start (5-10080, default 60)",
+        grid="Robots fill the grid up to this many cars (0: no robots)",
+        reminder_hours="Hours before a round its drivers are reminded (0: no reminder; default 24)",
+        idle_days="Days with nobody acting before a race is abandoned (1-60, default 7)",
+        laps="Waddington's leagues: laps a race (1-10, default 5)",
+        tracks="RF90 leagues: the tracks in round order, e.g. barcelona, silverstone",
+        turns="RF90 leagues: game turns a race (default: the full race)",
+        pictures="RF90 leagues: track pictures after every activation, or only drivers'",
+        soft_options="Waddington's leagues: the beginners' options",
+    )
+    @app_commands.choices(
+        mode=[app_commands.Choice(name=text, value=key) for key, text in MODES.items()],
+        pictures=[
+            app_commands.Choice(name="every section activation", value="every"),
+            app_commands.Choice(name="only activations in which a driver decides", value="drivers"),
+        ],
+    )
+    @league_option(open_only=True)
+    @league_admin
+    async def race_settings(
+        self,
+        interaction: discord.Interaction,
+        league: str,
+        mode: app_commands.Choice[str] | None = None,
+        turn_minutes: app_commands.Range[int, 1, 10080] | None = None,
+        signup_minutes: app_commands.Range[int, 5, 10080] | None = None,
+        grid: app_commands.Range[int, 0, 20] | None = None,
+        reminder_hours: app_commands.Range[int, 0, 168] | None = None,
+        idle_days: app_commands.Range[int, 1, 60] | None = None,
+        laps: app_commands.Range[int, 1, 10] | None = None,
+        tracks: app_commands.Range[str, 1, 100] | None = None,
+        turns: app_commands.Range[int, 3, 99] | None = None,
+        pictures: app_commands.Choice[str] | None = None,
+        soft_options: bool | None = None,
+    ) -> None:
+        await think(interaction)  # before the store's write (a refusal follows privately)
+        found = await self._league(interaction, league)
+        presenter = self.bot.table.presenters[found.game]
+        current = RaceSettings.of(found)
+        values = {
+            "mode": mode.value if mode else None,
+            "turn_minutes": turn_minutes,
+            "signup_minutes": signup_minutes,
+            "grid": grid,
+            "reminder_hours": reminder_hours,
+            "idle_days": idle_days,
+            "laps": laps,
+            "tracks": tracks,
+            "turns": turns,
+            "pictures": pictures.value if pictures else None,
+            "soft_options": soft_options,
+        }
+        new = changed(current, presenter, values)
+        if new != current:
+            found = await self.store.set_race_settings(found, new.model_dump())
+            if new.reminder_hours != current.reminder_hours:
+                await self._rearm(found)
+        lines = "\n".join(f"• {line}" for line in new.lines(presenter))
+        head = "changed" if new != current else "unchanged (give an option to change it)"
+        await result(
+            interaction,
+            f"Race settings of **{shown(found.label)}**, {head}:\n{lines}\n"
+            "Rounds opened already keep theirs.",
+            allowed_mentions=discord.AllowedMentions.none(),
+            channel=interaction.channel,
+        )
+
+    async def _rearm(self, league: League) -> None:
+        """The rounds still to open get their timers again (the reminder's hours changed)."""
+        now = self.bot.timers.clock()
+        for rnd in await self.store.rounds(league.id):
+            if rnd.starts_at is None or rnd.starts_at <= now or rnd.opened_at is not None:
+                continue
+            await self.store.set_round(
+                league,
+                rnd.number,
+                rnd.name,
+                rnd.scheduled,
+                rnd.starts_at,
+                timers=round_timers(league, rnd, now),
+            )
+        self.bot.timers.poke()
 
     @admin.command(name="round-remove", description="Remove a round with no result")
     @app_commands.describe(number="Round number (start typing: the rounds with no result)")

@@ -13,7 +13,7 @@ from renderer.common import counted
 from rules.base import GameState
 from rules.errors import BadConfig, PaddockError, PlayerCount
 from rules.pitformula import PitFormulaState, catalog, parse_settings
-from store import GameRecord, Seat
+from store import GameRecord, Round, Seat
 from store.models import TimerSpec
 
 if TYPE_CHECKING:
@@ -43,6 +43,9 @@ class PitPresenter(Presenter[PitFormulaState]):
 
     def __init__(self, cog: PitCog) -> None:
         self.cog = cog
+
+    def league_round_settings(self, choices: dict[str, Any], rnd: Round) -> dict[str, Any]:
+        return {"mode": "standard", "races": 5}  # `/pit start`'s defaults
 
     def lobby_lines(self, record: GameRecord) -> list[str]:
         s = record.settings

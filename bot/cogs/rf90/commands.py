@@ -28,9 +28,9 @@ from rules.rf90.replay import activation_states
 if TYPE_CHECKING:
     from bot.client import PaddockBot
 from bot.cogs.rf90.cockpit import dashboard
-from bot.cogs.rf90.presenter import KIND, PICTURES, RF90Presenter
+from bot.cogs.rf90.presenter import KIND, PICTURES, TRACK_NAMES, RF90Presenter
 
-TRACKS = [app_commands.Choice(name=t.capitalize(), value=t) for t in ("barcelona", "silverstone")]
+TRACKS = [app_commands.Choice(name=t.capitalize(), value=t) for t in TRACK_NAMES]
 
 
 class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 races"):

@@ -42,7 +42,7 @@ from rules.rf90 import (
     catalog,
     decisions,
 )
-from store import GameRecord, Seat
+from store import GameRecord, Round, Seat
 
 if TYPE_CHECKING:
     pass
@@ -57,6 +57,15 @@ PICTURES = {  # the race's setting: which section activations get a message with
 }
 
 
+TRACK_NAMES = ("barcelona", "silverstone")
+
+
+def track_order(choices: dict[str, Any]) -> list[str]:
+    """A league's tracks in the order its rounds race them (default: both, in turn)."""
+    given = choices.get("tracks") or ",".join(TRACK_NAMES)
+    return [t.strip().lower() for t in str(given).replace(" ", ",").split(",") if t.strip()]
+
+
 class RF90Presenter(Presenter[RF90State]):
     kind = KIND
     area = AREA
@@ -66,6 +75,43 @@ class RF90Presenter(Presenter[RF90State]):
     max_cars = 6
     play_forced = True  # e.g. phase E with no late braking and no free trajectory
     colours = list(GAME.spec.colours)
+    league_choices = ("tracks", "turns", "pictures")
+
+    def check_league_choices(self, choices: dict[str, Any]) -> None:
+        tracks = track_order(choices)
+        unknown = [t for t in tracks if t not in TRACK_NAMES]
+        if unknown or not tracks:
+            raise PaddockError(
+                f"RF90's tracks are {' and '.join(t.capitalize() for t in TRACK_NAMES)}: list "
+                "them in the order the rounds race them, e.g. `barcelona, silverstone`."
+            )
+        turns = choices.get("turns")
+        if turns is not None:
+            full = min(catalog.track(t).race_turns for t in tracks)
+            if not catalog.MIN_RACE_TURNS <= int(turns) <= full:
+                raise PaddockError(
+                    f"Races on these tracks last {catalog.MIN_RACE_TURNS} to {full} game turns."
+                )
+        if choices.get("pictures", "every") not in PICTURES:
+            raise PaddockError(f"Pictures are one of: {', '.join(PICTURES)}.")
+
+    def league_choice_lines(self, choices: dict[str, Any]) -> list[str]:
+        tracks = " → ".join(t.capitalize() for t in track_order(choices))
+        turns = choices.get("turns")
+        return [
+            f"Tracks, round by round: {tracks} (then again)",
+            f"{turns} game turns a race" if turns else "Full race length",
+            f"Pictures: {PICTURES[choices.get('pictures', 'every')]}",
+        ]
+
+    def league_round_settings(self, choices: dict[str, Any], rnd: Round) -> dict[str, Any]:
+        order = track_order(choices)
+        track = rnd.settings.get("track") or order[(rnd.number - 1) % len(order)]
+        settings: dict[str, Any] = {"track": track, "pictures": choices.get("pictures", "every")}
+        turns = choices.get("turns")
+        if turns is not None and int(turns) < catalog.track(track).race_turns:
+            settings["race_turns"] = int(turns)
+        return settings
 
     def lobby_lines(self, record: GameRecord) -> list[str]:
         s = record.settings
