@@ -33,6 +33,7 @@ PROCESS_TESTS = {
     "tests/harness/test_fakediscord_process.py",
     "tests/store/test_shards.py",
     "tests/store/test_shards_e2e.py",
+    "tests/league/test_season_shards.py",
     "tests/store/test_store.py::test_crash_in_the_middle_of_a_game_loses_nothing",
     "tests/store/test_store_faults.py::test_two_processes_starting_on_one_new_database_both_succeed",
     "tests/store/test_store_pg.py::test_two_processes_racing_on_one_game_exactly_one_wins",

@@ -132,6 +132,7 @@ class Rounds:
                 event=f"{presenter.area}_idle", due_at=now + race.idle_days * DAY
             ),  # as any lobby
         ]
+        self.core.fault("round-claimed", rnd.number)  # crash tests: its timer gone, no race
         try:
             record = await self.store.create_game(
                 presenter.kind,
@@ -151,6 +152,7 @@ class Rounds:
         except RoundOpened as exc:
             log.info("round %s: opened already (game %s)", rnd.id, exc.game_id)
             return None
+        self.core.fault("round-opened", rnd.number)  # crash tests: the race stored, not posted
         self.core.bot.timers.poke()
         await self.post(record.id)
         return record

@@ -29,21 +29,12 @@ from paddock_tools.fakediscord import payloads as pl
 from paddock_tools.fakediscord.process import BotGone, BotProcess, RemoteFakeDiscord
 from store import Store, open_store
 from tests.helpers import until
+from tests.store.shard_helpers import SHARD0_CHANNEL, SHARD0_GUILD, SHARD1_GUILD, two_guilds
 from tests.waddington.waddington_helpers import remote_click, remote_settled
 
-# The world's own guild is on shard 1 of 2; a second guild on shard 0.
-SHARD1_GUILD = pl.GUILD_ID
-SHARD0_GUILD = pl.GUILD_ID + (1 << 22)
-SHARD0_CHANNEL = 1100000000000000921
 TIMER_DUE = re.compile(r"^INFO:paddock\.timers:timer (\d+) \((\w+)\) is due$")
 TIMEOUT_NOTE = "ran out of time"
 REREAD = 0.2  # each bot process re-reads the shared timer table this often (default 5 s)
-
-
-def two_guilds(world: World) -> World:
-    world.add_guild(SHARD0_GUILD, "Shard Zero Club", channels={SHARD0_CHANNEL: "paddock"})
-    assert pl.shard_of(SHARD0_GUILD, 2) == 0 and pl.shard_of(SHARD1_GUILD, 2) == 1
-    return world
 
 
 # The fake Discord with shards ----------------------------------------------------------
