@@ -116,12 +116,16 @@ class LeagueStore(Backend):
                     now(),
                     prev.id,
                 )
-                # ... and its home: the channel, the drivers' role, the time zone.
+                # ... and its home: the channel, the drivers' role, the time zone; and its
+                # away allowance and policy.
                 await tx.execute(
-                    "UPDATE leagues SET channel_id = ?, role_id = ?, timezone = ? WHERE id = ?",
+                    "UPDATE leagues SET channel_id = ?, role_id = ?, timezone = ?,"
+                    " away_days = ?, away_policy = ? WHERE id = ?",
                     prev.channel_id,
                     prev.role_id,
                     prev.timezone,
+                    prev.away_days,
+                    prev.away_policy,
                     league_id,
                 )
             return league_id

@@ -23,6 +23,7 @@ from typing import Any, Protocol, Self, runtime_checkable
 
 from store.models import (
     ActionRecord,
+    AwayUse,
     GameRecord,
     League,
     Member,
@@ -33,6 +34,7 @@ from store.models import (
     Shards,
     Timer,
     TimerSpec,
+    UserSettings,
 )
 
 Placings = list[tuple[int, int | None, str]]  # (user or member id, place, status)
@@ -72,6 +74,35 @@ class Store(Protocol):
     async def dm_reminders(self, user_id: int) -> bool: ...
 
     async def set_dm_reminders(self, user_id: int, on: bool) -> None: ...
+
+    # Availability (store.availability) ----------------------------------------------------
+
+    async def user_settings(self, user_id: int, at: float) -> UserSettings:
+        """A person's settings, with their away period under way at `at` (if any)."""
+        ...
+
+    async def users_settings(self, user_ids: list[int], at: float) -> dict[int, UserSettings]:
+        """The settings of those of `user_ids` who have any, in one read."""
+        ...
+
+    async def set_user_settings(self, user_id: int, **fields: Any) -> None:
+        """Some of: timezone, quiet_from, quiet_to, digest, digest_at."""
+        ...
+
+    async def away_uses(self, user_id: int) -> list[AwayUse]:
+        """The open league seasons the person drives in, and the away days used in each."""
+        ...
+
+    async def set_away(self, user_id: int, at: float, until: float | None) -> None:
+        """Away until `until` (None: back at `at`); refused (`AwayRefused`, nothing changed)
+        beyond a season's allowance."""
+        ...
+
+    async def set_league_away(self, league: League, days: int, policy: str) -> League: ...
+
+    async def set_user_timer(self, event: str, user_id: int, due_at: float | None) -> None:
+        """Replace the person's timer `event` of no game (None: remove it)."""
+        ...
 
     # Leagues ---------------------------------------------------------------------------
 
@@ -195,6 +226,8 @@ class Store(Protocol):
     async def list_games(self, *, unfinished_only: bool = False) -> list[GameRecord]: ...
 
     async def games_of_user(self, guild_id: int, user_id: int) -> list[GameRecord]: ...
+
+    async def running_games_of_user(self, user_id: int) -> list[GameRecord]: ...
 
     async def unpublished_games(self, *, shards: Shards | None = None) -> list[GameRecord]:
         """Games whose last action has not reached Discord; with `shards`, only those of
