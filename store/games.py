@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 from typing import Any, NamedTuple
 
+from store.availability import AvailabilityStore
 from store.dialect import Row, Tx, now
 from store.errors import LeagueError, NotFound, Repeated, StaleState
-from store.availability import AvailabilityStore
 from store.models import ActionRecord, GameRecord, Once, Seat, Shards, Timer, TimerSpec
 from store.protocol import Placings
 
