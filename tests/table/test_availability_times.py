@@ -30,8 +30,8 @@ DAY = 86400.0
 NIGHT = Quiet(start=23 * 60, end=7 * 60, zone="Europe/Madrid")
 
 
-def utc(*args: int) -> float:
-    return datetime(*args, tzinfo=UTC).timestamp()  # type: ignore[misc]
+def utc(year: int, month: int, day: int, hour: int = 0, minute: int = 0) -> float:
+    return datetime(year, month, day, hour, minute, tzinfo=UTC).timestamp()
 
 
 # Quiet hours -----------------------------------------------------------------------------
