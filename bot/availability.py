@@ -27,6 +27,7 @@ from zoneinfo import ZoneInfo
 from bot.limits import DAY
 from bot.when import zone
 from rules.errors import PaddockError
+from store.models import UserSettings
 
 REMINDER_SHARE = 0.75  # bot.presenter.REMINDER_AT: share of the time limit before a reminder
 MAX_AWAY_DAYS = 365
@@ -55,6 +56,36 @@ class Availability:
 
 
 NOBODY_AWAY = Availability()
+
+
+def of_settings(settings: UserSettings | None) -> Availability:
+    """A person's availability as their stored settings say (their away period under way
+    at the time they were read)."""
+    if settings is None:
+        return NOBODY_AWAY
+    quiet = None
+    if settings.quiet_from is not None and settings.quiet_to is not None:
+        quiet = Quiet(settings.quiet_from, settings.quiet_to, settings.timezone or "UTC")
+    return Availability(away_until=settings.away_until, quiet=quiet)
+
+
+@dataclass(frozen=True)
+class Drivers:
+    """The availability of some of a game's drivers (by user id), and its league's away
+    policy ('wait' outside a league)."""
+
+    users: dict[int, Availability]
+    policy: str = "wait"
+
+    def of(self, user_id: int | None) -> Availability:
+        return self.users.get(user_id, NOBODY_AWAY) if user_id is not None else NOBODY_AWAY
+
+    def silent(self, at: float) -> set[int]:
+        """Those not to be pinged at `at` (away, or in their quiet hours)."""
+        return {u for u, a in self.users.items() if silent(at, a)}
+
+
+EVERYONE_AVAILABLE = Drivers({})
 
 
 @dataclass(frozen=True)
