@@ -205,7 +205,7 @@ class Presenter(Generic[S]):
     def robot_name(self, index: int) -> str:
         return f"Robot {index + 1}"
 
-    # A league round the bot opens (bot/season.py) ---------------------------------------
+    # A league round the bot opens (bot/table/rounds.py) --------------------------------
 
     def check_league_choices(self, choices: dict[str, Any]) -> None:
         """Refuse (PaddockError, one line) a league's choices of `league_choices` this game

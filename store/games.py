@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 from typing import Any, NamedTuple
 
+from store.availability import AvailabilityStore
 from store.dialect import Row, Tx, now, shard_filter
 from store.errors import LeagueError, NotFound, Repeated, StaleState
-from store.leagues import LeagueStore
 from store.models import ActionRecord, GameRecord, Once, Seat, Shards, Timer, TimerSpec
 from store.protocol import Placings
 
@@ -72,7 +72,7 @@ class Append(NamedTuple):  # (not a frozen dataclass: ~4x slower to make, on eve
     timers: list[TimerSpec] | None
 
 
-class GameStore(LeagueStore):
+class GameStore(AvailabilityStore):
     # Locks -----------------------------------------------------------------------------
 
     async def _lock_game(self, tx: Tx, game_id: int) -> None:
@@ -339,6 +339,17 @@ class GameStore(LeagueStore):
             " (SELECT 1 FROM game_seats t WHERE t.game_id = g.id AND t.user_id = ?)"
             " ORDER BY g.id",
             guild_id,
+            user_id,
+        )
+        return [GameRecord.from_row(r) for r in rows]
+
+    async def running_games_of_user(self, user_id: int) -> list[GameRecord]:
+        """Running games, on every server, in which the user holds a seat (their digest,
+        their deadlines moved when they go away)."""
+        rows = await self._all(
+            f"{_GAMES} WHERE g.status = 'running' AND EXISTS"
+            " (SELECT 1 FROM game_seats t WHERE t.game_id = g.id AND t.user_id = ?)"
+            " ORDER BY g.id",
             user_id,
         )
         return [GameRecord.from_row(r) for r in rows]

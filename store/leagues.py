@@ -121,15 +121,17 @@ class LeagueStore(Backend):
                     now(),
                     prev.id,
                 )
-                # ... its home (the channel, the drivers' role, the time zone) and its race
-                # settings.
+                # ... its home (the channel, the drivers' role, the time zone), its race
+                # settings, its away allowance and policy.
                 await tx.execute(
                     "UPDATE leagues SET channel_id = ?, role_id = ?, timezone = ?,"
-                    " race_settings = ? WHERE id = ?",
+                    " race_settings = ?, away_days = ?, away_policy = ? WHERE id = ?",
                     prev.channel_id,
                     prev.role_id,
                     prev.timezone,
                     json.dumps(prev.race_settings),
+                    prev.away_days,
+                    prev.away_policy,
                     league_id,
                 )
             return league_id
@@ -231,7 +233,7 @@ class LeagueStore(Backend):
         return await self.league_by_id(league.id)
 
     async def set_race_settings(self, league: League, settings: dict[str, Any]) -> League:
-        """How the bot opens the league's rounds (checked by the bot: bot/season.py)."""
+        """How the bot opens the league's rounds (checked by the bot: bot/race_settings.py)."""
         return await self._set_league(
             league, "UPDATE leagues SET race_settings = ? WHERE id = ?", json.dumps(settings)
         )

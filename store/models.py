@@ -24,7 +24,9 @@ class League(BaseModel):
     channel_id: int | None = None  # its home: where its races open and its news goes
     role_id: int | None = None  # the role /league join gives its drivers
     timezone: str = "UTC"  # the zone its admins write times in
-    race_settings: dict[str, Any] = {}  # how the bot opens its rounds (bot/season.py)
+    race_settings: dict[str, Any] = {}  # how the bot opens its rounds (bot/race_settings.py)
+    away_days: int = 14  # away days a member may take in a season
+    away_policy: str = "wait"  # while away: 'wait' (their clock waits) or 'robot' (decides)
 
     @property
     def is_open(self) -> bool:
@@ -64,6 +66,28 @@ class ResultRecord(BaseModel):
     status: str
     source: str
     game_id: int | None
+
+
+class UserSettings(BaseModel):
+    """A person's own settings (every server): reminders by DM, their time zone, quiet hours
+    (minutes after their midnight), the daily digest, and the away period under way."""
+
+    user_id: int
+    dm_reminders: bool = False
+    timezone: str | None = None  # None: UTC
+    quiet_from: int | None = None  # None: no quiet hours
+    quiet_to: int | None = None
+    digest: bool = False
+    digest_at: int = 9 * 60  # minutes after midnight, in their zone
+    away_from: float | None = None  # the away period under way (epoch seconds), if any
+    away_until: float | None = None
+
+
+class AwayUse(BaseModel):
+    """A league season a person drives in, and the away days they used in it."""
+
+    league: League
+    used: int
 
 
 class Seat(BaseModel):

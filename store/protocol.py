@@ -23,6 +23,7 @@ from typing import Any, Protocol, Self, runtime_checkable
 
 from store.models import (
     ActionRecord,
+    AwayUse,
     GameRecord,
     League,
     Member,
@@ -33,6 +34,7 @@ from store.models import (
     Shards,
     Timer,
     TimerSpec,
+    UserSettings,
 )
 
 Placings = list[tuple[int, int | None, str]]  # (user or member id, place, status)
@@ -73,6 +75,35 @@ class Store(Protocol):
 
     async def set_dm_reminders(self, user_id: int, on: bool) -> None: ...
 
+    # Availability (store.availability) ----------------------------------------------------
+
+    async def user_settings(self, user_id: int, at: float) -> UserSettings:
+        """A person's settings, with their away period under way at `at` (if any)."""
+        ...
+
+    async def users_settings(self, user_ids: list[int], at: float) -> dict[int, UserSettings]:
+        """The settings of those of `user_ids` who have any, in one read."""
+        ...
+
+    async def set_user_settings(self, user_id: int, **fields: Any) -> None:
+        """Some of: timezone, quiet_from, quiet_to, digest, digest_at."""
+        ...
+
+    async def away_uses(self, user_id: int) -> list[AwayUse]:
+        """The open league seasons the person drives in, and the away days used in each."""
+        ...
+
+    async def set_away(self, user_id: int, at: float, until: float | None) -> None:
+        """Away until `until` (None: back at `at`); refused (`AwayRefused`, nothing changed)
+        beyond a season's allowance."""
+        ...
+
+    async def set_league_away(self, league: League, days: int, policy: str) -> League: ...
+
+    async def set_user_timer(self, event: str, user_id: int, due_at: float | None) -> None:
+        """Replace the person's timer `event` of no game (None: remove it)."""
+        ...
+
     # Leagues ---------------------------------------------------------------------------
 
     async def create_league(
@@ -105,7 +136,7 @@ class Store(Protocol):
         """The league's home: its channel, its drivers' role, its admins' time zone."""
 
     async def set_race_settings(self, league: League, settings: dict[str, Any]) -> League:
-        """How the bot opens the league's rounds (bot/season.py checks them)."""
+        """How the bot opens the league's rounds (bot/race_settings.py checks them)."""
 
     async def members(self, league_id: int, *, active_only: bool = False) -> list[Member]: ...
 
@@ -219,6 +250,8 @@ class Store(Protocol):
 
     async def unposted_lobbies(self, *, shards: Shards | None = None) -> list[GameRecord]:
         """League rounds' lobbies stored but never posted (posted at start-up)."""
+
+    async def running_games_of_user(self, user_id: int) -> list[GameRecord]: ...
 
     async def unpublished_games(self, *, shards: Shards | None = None) -> list[GameRecord]:
         """Games whose last action has not reached Discord; with `shards`, only those of

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.availability import EVERYONE_AVAILABLE, Drivers, of_settings
 from bot.components import INVALID_BUTTON, shown
 from bot.feed import Feed
 from bot.memory import TRIMMER
@@ -89,6 +90,7 @@ class Race:
     frames: list[Frame[Any]] = field(default_factory=list)  # pictures due at the next post
     acted: set[int] = field(default_factory=set)  # seats that acted in the activation under way
     last_board: GameState | None = None  # the state the thread's last board showed
+    silent: set[int] = field(default_factory=set)  # users away or quiet at the last action
 
     def take_frames(self) -> list[Frame[Any]]:
         """The pictures due, now to be shown."""
@@ -180,12 +182,37 @@ class TableCore:
         return race.deadline
 
     def armed(self, game_id: int, timers: list[TimerSpec] | None) -> list[TimerSpec] | None:
-        """Note the deadline among timers about to be stored (None: the old ones stay)."""
+        """Note the deadline among timers about to be stored (None: the old ones stay): the
+        earliest, where drivers away or quiet have deadlines of their own."""
         if timers is not None:
             due = [t.due_at for t in timers if t.event.endswith("_timeout")]
             race = self.race(game_id)
-            race.deadline, race.deadline_known = (due[0] if due else None), True
+            race.deadline, race.deadline_known = (min(due) if due else None), True
         return timers
+
+    async def drivers(self, record: GameRecord, user_ids: list[int | None]) -> Drivers:
+        """The availability of these drivers of `record` now (one read), and, if one of them
+        is away, the away policy of its league (bot/availability.py)."""
+        ids = sorted({u for u in user_ids if u is not None})
+        if not ids:
+            return EVERYONE_AVAILABLE
+        now = self.clock()
+        users = {u: of_settings(s) for u, s in (await self.store.users_settings(ids, now)).items()}
+        policy = "wait"  # outside a league: deadlines wait (a Paddock rule)
+        if record.league_id is not None and any(a.away(now) for a in users.values()):
+            policy = (await self.store.league_by_id(record.league_id)).away_policy
+        return Drivers(users, policy)
+
+    async def waiting_drivers(self, loaded: Loaded[Any], state: GameState) -> Drivers:
+        """The availability of the people to act in `state` (none read for a game without
+        turn timers)."""
+        presenter = self.presenter(loaded.record)
+        if not presenter.turn_timers:
+            return EVERYONE_AVAILABLE
+        seats = [loaded.seats.get(s) for s in presenter.waiting_seats(state)]
+        return await self.drivers(
+            loaded.record, [s.user_id for s in seats if s is not None and not s.driven_by_robot]
+        )
 
     # Who may do what -------------------------------------------------------------------
 

@@ -145,7 +145,11 @@ class Life:
             elif seat.seat in presenter.waiting_seats(loaded.state):
                 # Back in control mid-turn: a prompt with a clock of its own.
                 now = self.core.clock()
-                timers = self.moves.timers_for(loaded, loaded.state, now, fresh=True)
+                drivers = await self.core.waiting_drivers(loaded, loaded.state)
+                self.core.race(record.id).silent = drivers.silent(now)
+                timers = self.moves.timers_for(
+                    loaded, loaded.state, now, fresh=True, drivers=drivers
+                )
                 await self.core.store.replace_game_timers(
                     record.id, self.core.armed(record.id, timers) or []
                 )

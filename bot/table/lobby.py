@@ -438,7 +438,11 @@ class Lobby:
             state,
             {s.seat: s for s in all_seats},
         )
-        timers = self.core.armed(record.id, self.moves.timers_for(loaded, state, now, fresh=True))
+        drivers = await self.core.waiting_drivers(loaded, state)
+        self.core.race(record.id).silent = drivers.silent(now)
+        timers = self.core.armed(
+            record.id, self.moves.timers_for(loaded, state, now, fresh=True, drivers=drivers)
+        )
         await self.core.store.start_game(
             record.id,
             config,

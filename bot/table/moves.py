@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from bot.availability import EVERYONE_AVAILABLE, Drivers, TurnClock, turn_clock
 from bot.limits import DAY
 from bot.presenter import REMINDER_AT, Frame, Loaded, Presenter
 from rules.base import Action, Event, GameState
@@ -59,6 +60,8 @@ class Moves:
         the pictures on the way."""
         now = self.core.clock()
         ends = loaded.game.is_terminal(state)  # the finish arms its own timers
+        drivers = EVERYONE_AVAILABLE if ends else await self.core.waiting_drivers(loaded, state)
+        self.core.race(loaded.id).silent = drivers.silent(now)  # not pinged by the prompt
         played = await play.persist(
             self.core.store,
             loaded.record,
@@ -69,7 +72,7 @@ class Moves:
             frames,
             seats=list(loaded.seats.values()),
             timers=lambda state: self.core.armed(
-                loaded.id, self.timers_for(loaded, state, now, human=human)
+                loaded.id, self.timers_for(loaded, state, now, human=human, drivers=drivers)
             ),
             human_at=now if human else None,
             end_timers=await self.endings.end_timers(loaded.record) if ends else None,
@@ -107,10 +110,12 @@ class Moves:
         *,
         human: bool = False,
         fresh: bool = False,
+        drivers: Drivers = EVERYONE_AVAILABLE,
     ) -> list[TimerSpec] | None:
         """The game's timers after this state: None keeps them (a sub-step of the same move
         keeps its clock), else the idle timer and, for a person to act, reminder and timeout.
-        `fresh`: a new clock even within a move (the start, a driver back from autopilot)."""
+        `fresh`: a new clock even within a move (the start, a driver back from autopilot).
+        `drivers`: the availability of those to act (`TableCore.waiting_drivers`)."""
         presenter = self.core.presenters[before.record.kind]
         key = presenter.move_key(state)
         if not fresh and key == presenter.move_key(before.state):
@@ -123,17 +128,15 @@ class Moves:
         seats = [s for s in presenter.waiting_seats(state) if not self.core.robot_drives(before, s)]
         if presenter.turn_timers and seats:
             limit = settings.get("turn_seconds", DAY)
-            payload = {"seats": seats, "key": str(key), "deadline": now + limit}
-            timers.append(
-                TimerSpec(
-                    event=f"{presenter.area}_reminder",
-                    due_at=now + limit * REMINDER_AT,
-                    payload=payload,
-                )
-            )
-            timers.append(
-                TimerSpec(event=f"{presenter.area}_timeout", due_at=now + limit, payload=payload)
-            )
+            # Each driver's clock (bot/availability.py: away, quiet hours); seats whose
+            # clocks agree share a reminder and a timeout.
+            clocks: dict[TurnClock, list[int]] = {}
+            for seat in seats:
+                avail = drivers.of(before.seats[seat].user_id)
+                clock = turn_clock(now, limit, avail, drivers.policy, share=REMINDER_AT)
+                clocks.setdefault(clock, []).append(seat)
+            for clock, group in clocks.items():
+                timers += turn_timers(presenter.area, group, key, clock)
         return timers
 
     async def advance(
@@ -247,6 +250,21 @@ class Moves:
             race = self.core.race(loaded.id)
             race.frames = frames + race.frames
         return events
+
+
+def turn_timers(area: str, seats: list[int], key: Any, clock: TurnClock) -> list[TimerSpec]:
+    """A turn's reminder (if it has one) and timeout for `seats`, by `clock`. The payload
+    names the seats, the move they are for (`key`) and the deadline; `away`: the robot
+    decides for them because they are away."""
+    payload: dict[str, Any] = {"seats": seats, "key": str(key), "deadline": clock.deadline}
+    if clock.away:
+        payload["away"] = True
+    timers = [TimerSpec(event=f"{area}_timeout", due_at=clock.deadline, payload=payload)]
+    if clock.reminder is not None:
+        timers.insert(
+            0, TimerSpec(event=f"{area}_reminder", due_at=clock.reminder, payload=payload)
+        )
+    return timers
 
 
 def forced(

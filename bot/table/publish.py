@@ -242,7 +242,10 @@ class Publisher:
                 clip("\n".join(runs[-1])),
                 view=view_of(*prompt.items[:25]),
                 files=prompt_files,
-                allowed_mentions=mention_only(*prompt.pings),
+                # nobody away or in their quiet hours is pinged (bot/availability.py)
+                allowed_mentions=mention_only(
+                    *(u for u in prompt.pings if u not in self.core.race(record.id).silent)
+                ),
             )
         except NotPosted:
             # Not shown: this action's events are replayed from the log when it is shown

@@ -375,6 +375,7 @@ ADMIN_COMMANDS = {
     "points",
     "robots",
     "archive",
+    "away",
     "close-season",
     "admin-role",
     "home",

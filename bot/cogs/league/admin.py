@@ -18,6 +18,7 @@ from bot.cogs.league.common import (
     TABLE_CHOICES,
     LeagueBase,
     _archive_rule,
+    _away_rule,
     _points_choice,
     _require_open,
     _robots_rule,
@@ -484,6 +485,42 @@ class LeagueAdminCog(LeagueBase):
             f"**{shown(updated.label)}**: {_archive_rule(updated)}.",
             allowed_mentions=discord.AllowedMentions.none(),
             channel=interaction.channel,
+        )
+
+    @admin.command(name="away", description="Away days a season allows, and what turns do then")
+    @app_commands.describe(
+        days="Away days each member may take a season (0-365, default 14)",
+        policy="While a driver is away: their deadlines wait (default), or the robot decides",
+    )
+    @app_commands.choices(
+        policy=[
+            app_commands.Choice(name="wait: their deadlines wait for them", value="wait"),
+            app_commands.Choice(name="robot: the robot decides for them at once", value="robot"),
+        ]
+    )
+    @league_option(open_only=True)
+    @league_admin
+    async def away(
+        self,
+        interaction: discord.Interaction,
+        league: str,
+        days: app_commands.Range[int, 0, 365] | None = None,
+        policy: app_commands.Choice[str] | None = None,
+    ) -> None:
+        if days is not None and not 0 <= days <= 365:  # Discord keeps the range
+            raise PaddockError("Give 0 to 365 away days a season.")
+        await think(interaction, ephemeral=True)  # before the store (a settings answer)
+        found = await self._league(interaction, league)
+        _require_open(found)
+        updated = await self.store.set_league_away(
+            found,
+            found.away_days if days is None else days,
+            found.away_policy if policy is None else policy.value,
+        )
+        await result(
+            interaction,
+            f"**{shown(updated.label)}**: {_away_rule(updated)}.",
+            allowed_mentions=discord.AllowedMentions.none(),
         )
 
     @admin.command(name="close-season", description="Close the season: final standings (confirm)")

@@ -107,6 +107,18 @@ def _archive_rule(league: League) -> str:
     return f"a race's thread is archived {after} the race ends (anyone may still talk in it)"
 
 
+def _away_rule(league: League) -> str:
+    what = (
+        "the robot decides for them at once"
+        if league.away_policy == "robot"
+        else "their deadlines wait until they are back"
+    )
+    return (
+        f"each member may be away {counted(league.away_days, 'day')} a season "
+        f"(`/games away:`); while away, {what}"
+    )
+
+
 def _robots_rule(league: League) -> str:
     if league.robots_take_places:
         return "robots in a race take places: members score by their place among all cars"

@@ -33,6 +33,7 @@ from bot.cogs.league.common import (
     TABLE_CHOICES,
     LeagueBase,
     _archive_rule,
+    _away_rule,
     _check_colour,
     _game,
     _points_choice,
@@ -205,6 +206,7 @@ class LeagueCog(LeagueBase):
         embed.add_field(name="Rounds", value=f"{done} of {len(rounds)} raced")
         embed.add_field(name="Robots", value=_robots_rule(found), inline=False)
         embed.add_field(name="Race threads", value=_archive_rule(found), inline=False)
+        embed.add_field(name="Away", value=_away_rule(found), inline=False)
         embed.add_field(name="Home", value=home_text(found), inline=False)
         drivers = pages(
             [
