@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 from typing import Any, NamedTuple
 
+from store.careers import CareerStore
 from store.dialect import Row, Tx, now
 from store.errors import LeagueError, NotFound, Repeated, StaleState
-from store.leagues import LeagueStore
 from store.models import ActionRecord, GameRecord, Once, Seat, Shards, Timer, TimerSpec
 from store.protocol import Placings
 
@@ -82,7 +82,7 @@ class Append(NamedTuple):  # (not a frozen dataclass: ~4x slower to make, on eve
     timers: list[TimerSpec] | None
 
 
-class GameStore(LeagueStore):
+class GameStore(CareerStore):
     # Locks -----------------------------------------------------------------------------
 
     async def _lock_game(self, tx: Tx, game_id: int) -> None:

@@ -24,6 +24,7 @@ class League(BaseModel):
     channel_id: int | None = None  # its home: where its races open and its news goes
     role_id: int | None = None  # the role /league join gives its drivers
     timezone: str = "UTC"  # the zone its admins write times in
+    wrapped_at: str | None = None  # when its season's wrap-up was posted (once)
 
     @property
     def is_open(self) -> bool:
@@ -61,6 +62,19 @@ class ResultRecord(BaseModel):
     status: str
     source: str
     game_id: int | None
+
+
+class FinishedPlacing(BaseModel):
+    """One seat of a finished game and its place: what ratings are computed from."""
+
+    game_id: int
+    kind: str
+    league_id: int | None
+    seat: int
+    user_id: int | None
+    robot: bool
+    place: int | None
+    status: str
 
 
 class Seat(BaseModel):
