@@ -109,6 +109,7 @@ async def test_migrations_apply_once_and_are_recorded(backend_url: str) -> None:
         (7, "any_game"),
         (8, "recent_commands"),
         (9, "league_home"),
+        (11, "careers"),
     ]
     if kind(backend_url) == "sqlite":
         assert (await query(backend_url, "PRAGMA journal_mode"))[0][0] == "wal"
