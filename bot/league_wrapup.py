@@ -101,7 +101,7 @@ def wrapup_embed(report: StandingsReport) -> discord.Embed:
     if len(text) > DESCRIPTION:
         text = text[: DESCRIPTION - 2] + " …"
     embed = discord.Embed(
-        title=f"{league.name}: season {league.season} wrap-up"[:256],
+        title=f"{shown(league.name)}: season {league.season} wrap-up"[:256],
         description=text,
         colour=discord.Colour.gold(),
     )

@@ -300,3 +300,16 @@ async def test_a_league_race_that_ends_the_calendar_wraps_up_in_its_thread(
     (field,) = career.fields
     assert field.value is not None
     assert field.value.startswith("1 season, 1 race, 1 win, 1 podium, 1 title; rating 3.4 (1 race")
+
+
+async def test_ratings_of_an_unknown_league_are_refused_in_one_line(
+    driver: InProcessDriver,
+) -> None:
+    d = driver
+    await cup(d, rounds=1)
+    before = await dump(d.bot.store)
+    refused = await d.slash("league", "ratings", league="Nope", user=ERIN)
+    assert refused.ephemeral
+    assert "There is no league called **Nope** on this server" in (refused.content or "")
+    assert "\n" not in (refused.content or "").strip()
+    assert await dump(d.bot.store) == before

@@ -313,7 +313,7 @@ class LeagueCog(LeagueBase):
     ) -> None:
         assert interaction.guild is not None
         who = driver or interaction.user
-        await interaction.response.defer(thinking=True)
+        await think(interaction)  # before the store and the image
         career = await career_of(self.store, interaction.guild.id, who.id, who.display_name)
         if not career.races:
             rated = ", ".join(
@@ -360,8 +360,8 @@ class LeagueCog(LeagueBase):
     @league_option
     async def ratings(self, interaction: discord.Interaction, league: str) -> None:
         assert interaction.guild is not None
+        await think(interaction)  # before the store (a refusal follows privately)
         found = await self._league(interaction, league)
-        await interaction.response.defer(thinking=True)
         rated = (await server_ratings(self.store, interaction.guild.id)).get(found.game, {})
         members = await self.store.members(found.id, active_only=True)
         ranked = sorted(
