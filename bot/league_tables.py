@@ -20,6 +20,7 @@ class StandingsReport:
     lines: list[StandingsLine]
     rounds_done: int
     rounds_total: int
+    results: list[RoundResult]  # of the drivers in the table, as the standings counted them
 
     def text(self, limit: int = 25) -> str:
         if not self.rows:
@@ -98,7 +99,7 @@ async def standings_report(store: Store, league: League) -> StandingsReport:
                 results=cells,
             )
         )
-    return StandingsReport(league, rows, by_key, lines, len(done), len(rounds))
+    return StandingsReport(league, rows, by_key, lines, len(done), len(rounds), round_results)
 
 
 def round_title(found: tuple[League, Round]) -> str:

@@ -8,9 +8,10 @@ round where the two drivers differ); drivers still level share the position.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -133,17 +134,25 @@ class StandingRow(BaseModel):
     best: int | None
 
 
-def standings(
-    members: list[str], results: list[RoundResult], table: PointsTable
-) -> list[StandingRow]:
-    """Order members by points, countback, then the earlier result; ties share a position."""
+# A driver's standing, compared as a whole: (points, countback, earlier result).
+Key = tuple[int, tuple[int, ...], tuple[int, ...]]
+
+
+def _by_member(members: list[str], results: list[RoundResult]) -> dict[str, list[RoundResult]]:
     by_member: dict[str, list[RoundResult]] = {m: [] for m in members}
     for r in results:
         by_member.setdefault(r.member, []).append(r)
+    return by_member
+
+
+def _ranking(
+    by_member: dict[str, list[RoundResult]], results: list[RoundResult], table: PointsTable
+) -> Callable[[str], Key]:
+    """Each driver's standing key: the higher ranks ahead (standings and tie-breaks share it)."""
     rounds = sorted({r.round for r in results})
     max_place = max([r.place or 0 for r in results] + [1])
 
-    def key(member: str) -> tuple:
+    def key(member: str) -> Key:
         res = by_member[member]
         pts = sum(table.points_for(r.place) for r in res)
         countback = tuple(sum(1 for r in res if r.place == p) for p in range(1, max_place + 1))
@@ -152,6 +161,16 @@ def standings(
         # no result counts as worse than any place.
         earlier = tuple(-(place_in.get(rnd) or max_place + 1) for rnd in rounds)
         return (pts, countback, earlier)
+
+    return key
+
+
+def standings(
+    members: list[str], results: list[RoundResult], table: PointsTable
+) -> list[StandingRow]:
+    """Order members by points, countback, then the earlier result; ties share a position."""
+    by_member = _by_member(members, results)
+    key = _ranking(by_member, results, table)
 
     # Stable sorts: alphabetical first, so drivers still level are listed by name.
     ordered = sorted(by_member, key=str.casefold)
@@ -186,3 +205,139 @@ def standings(
     for row in rows:
         row.tied = counts[row.position] > 1
     return rows
+
+
+# A season's figures and its tie-breaks (the wrap-up) ------------------------------------
+
+# A car out of the race before the end: retired, out of fuel, or a driver timed out (the
+# game's statuses and `/league-admin correct`'s); "did not start" is a round missed instead.
+RETIRED = frozenset({"retired", "out of fuel", "timed out"})
+DID_NOT_START = "did not start"
+
+
+class SeasonFigures(BaseModel):
+    """One driver's season in numbers."""
+
+    member: str
+    races: int  # rounds started
+    wins: int
+    podiums: int  # top three
+    points: int
+    points_per_race: float  # points / races, to two decimals (0.0 with no race)
+    best: int | None  # best place (None: never placed)
+    retirements: int
+    missed: int  # rounds raced without them (no result, or did not start)
+
+
+def season_figures(
+    members: list[str], results: list[RoundResult], table: PointsTable
+) -> dict[str, SeasonFigures]:
+    """Each member's figures over the rounds raced (the rounds that have a result)."""
+    raced = {r.round for r in results}
+    out: dict[str, SeasonFigures] = {}
+    for member, res in _by_member(members, results).items():
+        started = [r for r in res if r.status != DID_NOT_START]
+        places = [r.place for r in started if r.place is not None]
+        points = sum(table.points_for(r.place) for r in res)
+        out[member] = SeasonFigures(
+            member=member,
+            races=len(started),
+            wins=places.count(1),
+            podiums=sum(1 for p in places if p <= 3),
+            points=points,
+            points_per_race=round(points / len(started), 2) if started else 0.0,
+            best=min(places) if places else None,
+            retirements=sum(1 for r in started if r.status in RETIRED),
+            missed=len(raced) - len(started),
+        )
+    return out
+
+
+class TieBreak(BaseModel):
+    """Two drivers next to each other in the standings, level on points: what put `ahead`
+    first. `countback`: more of `place` (`counts`: ahead's, behind's); `earlier`: the better
+    place in `round` (`places`); `level`: nothing did, they share the position."""
+
+    ahead: str
+    behind: str
+    points: int
+    rule: Literal["countback", "earlier", "level"]
+    place: int | None = None
+    counts: tuple[int, int] | None = None
+    round: int | None = None
+    places: tuple[int | None, int | None] | None = None
+
+
+def tie_breaks(
+    rows: list[StandingRow], results: list[RoundResult], table: PointsTable
+) -> list[TieBreak]:
+    """The tie-breaks the standings applied, pair by pair down the table (rows from
+    `standings` of the same results)."""
+    by_member = _by_member([r.member for r in rows], results)
+    key = _ranking(by_member, results, table)
+    rounds = sorted({r.round for r in results})
+    out: list[TieBreak] = []
+    for upper, lower in zip(rows, rows[1:], strict=False):
+        if upper.points != lower.points:
+            continue
+        tie = TieBreak(ahead=upper.member, behind=lower.member, points=upper.points, rule="level")
+        (_, count_a, earlier_a), (_, count_b, earlier_b) = key(upper.member), key(lower.member)
+        if count_a != count_b:
+            i = _first_difference(count_a, count_b)
+            tie = tie.model_copy(
+                update={"rule": "countback", "place": i + 1, "counts": (count_a[i], count_b[i])}
+            )
+        elif earlier_a != earlier_b:
+            rnd = rounds[_first_difference(earlier_a, earlier_b)]
+            places = tuple(
+                next((r.place for r in by_member[m] if r.round == rnd), None)
+                for m in (upper.member, lower.member)
+            )
+            tie = tie.model_copy(update={"rule": "earlier", "round": rnd, "places": places})
+        out.append(tie)
+    return out
+
+
+def _first_difference(a: tuple[int, ...], b: tuple[int, ...]) -> int:
+    return next(i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y)
+
+
+# A driver's career: their seasons, and the sum per game ----------------------------------
+
+
+class CareerSeason(BaseModel):
+    """One season of one league, as one driver raced it."""
+
+    game: str
+    league: str
+    season: int
+    races: int
+    wins: int
+    podiums: int
+    points: int
+    position: int | None  # in the standings (None: no result that season)
+    champion: bool  # first when the season closed or wrapped up: a title
+
+
+class CareerTotals(BaseModel):
+    game: str
+    seasons: int
+    races: int
+    wins: int
+    podiums: int
+    titles: int
+
+
+def career_totals(seasons: list[CareerSeason]) -> list[CareerTotals]:
+    """The seasons summed per game, games in the order they first appear."""
+    totals: dict[str, CareerTotals] = {}
+    for s in seasons:
+        t = totals.setdefault(
+            s.game, CareerTotals(game=s.game, seasons=0, races=0, wins=0, podiums=0, titles=0)
+        )
+        t.seasons += 1
+        t.races += s.races
+        t.wins += s.wins
+        t.podiums += s.podiums
+        t.titles += int(s.champion)
+    return list(totals.values())

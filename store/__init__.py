@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from store.errors import LeagueError, NotFound, StaleState, StoreUnavailable
 from store.models import (
     ActionRecord,
+    FinishedPlacing,
     GameRecord,
     League,
     Member,
@@ -81,6 +82,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "ActionRecord",
+    "FinishedPlacing",
     "GameRecord",
     "League",
     "LeagueError",

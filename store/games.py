@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any, NamedTuple
 
-from store.availability import AvailabilityStore
+from store.careers import CareerStore
 from store.dialect import Row, Tx, now, shard_filter
 from store.errors import LeagueError, NotFound, Repeated, StaleState
 from store.models import ActionRecord, GameRecord, Once, Seat, Shards, Timer, TimerSpec
@@ -72,7 +72,7 @@ class Append(NamedTuple):  # (not a frozen dataclass: ~4x slower to make, on eve
     timers: list[TimerSpec] | None
 
 
-class GameStore(AvailabilityStore):
+class GameStore(CareerStore):
     # Locks -----------------------------------------------------------------------------
 
     async def _lock_game(self, tx: Tx, game_id: int) -> None:

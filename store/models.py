@@ -27,6 +27,7 @@ class League(BaseModel):
     race_settings: dict[str, Any] = {}  # how the bot opens its rounds (bot/race_settings.py)
     away_days: int = 14  # away days a member may take in a season
     away_policy: str = "wait"  # while away: 'wait' (their clock waits) or 'robot' (decides)
+    wrapped_at: str | None = None  # when its season's wrap-up was posted (once)
 
     @property
     def is_open(self) -> bool:
@@ -88,6 +89,19 @@ class AwayUse(BaseModel):
 
     league: League
     used: int
+
+
+class FinishedPlacing(BaseModel):
+    """One seat of a finished game and its place: what ratings are computed from."""
+
+    game_id: int
+    kind: str
+    league_id: int | None
+    seat: int
+    user_id: int | None
+    robot: bool
+    place: int | None
+    status: str
 
 
 class Seat(BaseModel):

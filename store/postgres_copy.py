@@ -31,6 +31,7 @@ TABLES = (
     "game_seats",
     "game_actions",
     "game_snapshots",
+    "game_placings",
     "timers",
 )
 IDENTITIES = ("leagues", "league_members", "league_rounds", "games", "timers")

@@ -24,6 +24,7 @@ from typing import Any, Protocol, Self, runtime_checkable
 from store.models import (
     ActionRecord,
     AwayUse,
+    FinishedPlacing,
     GameRecord,
     League,
     Member,
@@ -196,6 +197,21 @@ class Store(Protocol):
 
     async def record_game_results(self, game_id: int, placings: Placings) -> bool:
         """A finished league game's result for its round, exactly once (False if done)."""
+        ...
+
+    # Careers and ratings ---------------------------------------------------------------
+
+    async def wrap_season(self, league_id: int) -> bool:
+        """Claim the season's wrap-up: True for exactly one caller, once the season has a
+        result and is closed or has its whole calendar raced."""
+        ...
+
+    async def driver_leagues(self, guild_id: int, user_id: int) -> list[League]:
+        """The league seasons on this server the user is or was a member of."""
+        ...
+
+    async def finished_placings(self, guild_id: int) -> list[FinishedPlacing]:
+        """Every seat of every finished game here, games in the order they finished."""
         ...
 
     # Games -----------------------------------------------------------------------------

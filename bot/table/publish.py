@@ -18,6 +18,7 @@ import discord
 from bot.components import shown, view_of
 from bot.errors import NotPosted
 from bot.feed import MESSAGE_LIMIT, Feed, clip, split
+from bot.league_wrapup import wrap_up
 from bot.limits import MESSAGE
 from bot.presenter import Frame, Loaded
 from bot.table.core import MENTION_NONE, draw, images, mention_only
@@ -278,6 +279,9 @@ class Publisher:
             files=await draw([image] if image else []),
             allowed_mentions=MENTION_NONE,
         )
+        if record.league_id is not None:
+            # The calendar's last round just got its result: the season's wrap-up, once.
+            await wrap_up(self.core.bot, record.league_id, channel)
 
     async def league_lines(self, loaded: Loaded) -> str:
         from bot.league_tables import league_points_table

@@ -110,6 +110,7 @@ async def test_migrations_apply_once_and_are_recorded(backend_url: str) -> None:
         (8, "recent_commands"),
         (9, "league_home"),
         (10, "season_runner"),
+        (11, "careers"),
         (12, "availability"),
     ]
     if kind(backend_url) == "sqlite":

@@ -603,13 +603,21 @@ def test_copy_db_moves_a_sqlite_bot_to_postgres_row_for_row(
             members = await s.members(league.id)
             await s.record_round(league, first, [(members[0].id, 1, "finished")])
             record, _ = await play.new_game(
-                s, "toy", 3, {"players": 2}, seats, league_id=league.id, round_id=second.id
+                s,
+                "toy",
+                3,
+                {"players": 2},
+                seats,
+                guild_id=1,
+                league_id=league.id,
+                round_id=second.id,
             )
             played = None
             while played is None or not played.finished:
                 state = game.load_state((await s.load_game(record.id)).state_json)
                 seat = game.to_act(state)[0]
                 played = await play.act(s, record.id, game.robot_action(state, seat), "r")
+            assert len(await s.finished_placings(1)) == 2  # (game_placings: kept once)
             running, _ = await play.new_game(s, "toy", 4, {"players": 2}, seats, channel_id=9)
             await play.act(s, running.id, Roll(seat=0), "x", human_at=12.5)
             await s.replace_game_timers(running.id, [TimerSpec(event="turn", due_at=99.5)])

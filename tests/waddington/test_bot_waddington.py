@@ -145,8 +145,10 @@ async def test_league_round_race_records_points_once(tmp_path: Path) -> None:
         members = {m.id: m.user_id for m in await d.bot.store.members(league.id)}
         assert sorted((members[r.member_id], r.place) for r in results) == expected
         assert all(r.source == "game" and r.game_id == gid for r in results)
-        last = list(d.backend.messages.values())[-1]["content"]
-        assert "League points (Cup (season 1), recorded)" in last
+        *_, finish, wrapup = d.backend.messages.values()
+        assert "League points (Cup (season 1), recorded)" in finish["content"]
+        # The calendar's one round raced: the season's wrap-up follows (tests/league).
+        assert wrapup["embeds"][0]["title"] == "Cup: season 1 wrap-up"
         standings = await d.slash("league", "standings", league="Cup")
         points = {1: 10, 2: 8, 3: 6}
         for user_id, place in expected:

@@ -29,6 +29,7 @@ from bot.cogs.league.common import (
 from bot.cogs.league.home import check_channel, check_role, home_answer
 from bot.components import INVALID_BUTTON, button, in_code, shown, view_of
 from bot.league_tables import standings_report
+from bot.league_wrapup import wrap_up
 from bot.posting import defer, edit_source, result, think
 from bot.race_settings import MODES, RaceSettings, changed
 from bot.table.rounds import round_timers
@@ -357,6 +358,7 @@ class LeagueAdminCog(LeagueBase):
             + ", ".join(f"{p}. <@{u}>" for p, u in enumerate(user_ids, start=1)),
             channel=interaction.channel,
         )
+        await wrap_up(self.bot, found.id, interaction.channel)  # the calendar's last round?
 
     @admin.command(name="correct", description="Change one driver's result in a round")
     @app_commands.describe(
@@ -390,6 +392,7 @@ class LeagueAdminCog(LeagueBase):
             f"{rnd.number} of **{shown(found.label)}**.",
             channel=interaction.channel,
         )
+        await wrap_up(self.bot, found.id, interaction.channel)  # the calendar's last round?
 
     @admin.command(name="remove-member", description="Remove a driver from a league (confirm)")
     @app_commands.describe(driver="The driver to remove (their results stay)")
@@ -623,6 +626,7 @@ class LeagueAdminCog(LeagueBase):
             f"`/league create name:{in_code(closed.name)}` starts the next season.",
             allowed_mentions=discord.AllowedMentions.none(),
         )
+        await wrap_up(self.bot, closed.id, interaction.channel)  # unless posted already
 
     async def _remove(self, interaction: discord.Interaction, league: League, user_id: int) -> None:
         await defer(interaction)  # before the store: the question is edited through it

@@ -4,6 +4,7 @@ the admin cog answers)."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 from typing import TYPE_CHECKING
 
@@ -14,10 +15,12 @@ from discord.utils import MISSING
 from bot.autocomplete import league_option
 from bot.cogs.league.home import give_role, home_text
 from bot.components import INVALID_BUTTON, button, in_code, shown, view_of
+from bot.league_careers import career_of, server_ratings
 from bot.league_tables import league_points_table, standings_report
 from bot.pages import DESCRIPTION, FIELD, MESSAGE, page_of, page_view, pages
 from bot.posting import result, think
 from bot.when import timestamp
+from renderer.common import counted
 from rules.championship import (
     car_colours,
     game_kinds,
@@ -304,6 +307,86 @@ class LeagueCog(LeagueBase):
             description=text,
         )
         await interaction.response.send_message(embed=embed)
+
+    @league.command(name="driver", description="A driver's career here: seasons, wins, titles")
+    @app_commands.describe(driver="The driver (default: you)")
+    async def driver(
+        self, interaction: discord.Interaction, driver: discord.User | None = None
+    ) -> None:
+        assert interaction.guild is not None
+        who = driver or interaction.user
+        await think(interaction)  # before the store and the image
+        career = await career_of(self.store, interaction.guild.id, who.id, who.display_name)
+        if not career.races:
+            rated = ", ".join(
+                f"{game_kinds().get(g, g)} {career.rating_text(g)}" for g in career.ratings
+            )
+            await interaction.followup.send(
+                f"{shown(who.display_name)} has no league races on this server yet"
+                + (f" (friendly races: {rated})." if rated else ".")
+                + " `/league list` shows the leagues to join.",
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
+            return
+        titles = game_kinds()
+        embed = discord.Embed(
+            title=f"{shown(who.display_name)} - career"[:256],
+            description=f"<@{who.id}>",
+            colour=discord.Colour.gold(),
+        )
+        for total in career.totals[:25]:
+            embed.add_field(
+                name=titles.get(total.game, total.game),
+                value=", ".join(
+                    counted(n, word)
+                    for n, word in (
+                        (total.seasons, "season"),
+                        (total.races, "race"),
+                        (total.wins, "win"),
+                        (total.podiums, "podium"),
+                        (total.titles, "title"),
+                    )
+                )
+                + f"; {career.rating_text(total.game)}",
+                inline=False,
+            )
+        embed.set_image(url="attachment://career.png")
+        png = await asyncio.to_thread(career.png)  # an image: off the event loop
+        await interaction.followup.send(
+            embed=embed,
+            file=discord.File(io.BytesIO(png), filename="career.png"),
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    @league.command(name="ratings", description="A league's drivers by their rating in its game")
+    @league_option
+    async def ratings(self, interaction: discord.Interaction, league: str) -> None:
+        assert interaction.guild is not None
+        await think(interaction)  # before the store (a refusal follows privately)
+        found = await self._league(interaction, league)
+        rated = (await server_ratings(self.store, interaction.guild.id)).get(found.game, {})
+        members = await self.store.members(found.id, active_only=True)
+        ranked = sorted(
+            members,
+            key=lambda m: (-(r.ordinal if (r := rated.get(m.user_id)) else 0.0), m.id),
+        )
+        lines = []
+        for i, m in enumerate(ranked[:25], start=1):
+            r = rated.get(m.user_id)
+            figure = f"{r.ordinal:6.1f}  {counted(r.races, 'race')}" if r else "     -  not rated"
+            lines.append(f"{i:>2}. {in_code(m.display_name)[:24]:<24} {figure}")
+        if len(ranked) > 25:
+            lines.append(f"... and {len(ranked) - 25} more")
+        embed = discord.Embed(
+            title=f"{shown(found.label)} - ratings",
+            description=f"```\n{chr(10).join(lines)}\n```" if lines else "No drivers yet.",
+            colour=discord.Colour.blue(),
+        )
+        embed.set_footer(
+            text=f"{game_kinds()[found.game]} rating on this server (OpenSkill, mu - 3 sigma) "
+            "from every finished race, league and friendly; robots are not rated."
+        )
+        await interaction.followup.send(embed=embed)
 
     # Buttons ---------------------------------------------------------------------------
 

@@ -1,0 +1,103 @@
+"""The store's careers and ratings, on either database (store.dialect): a season's wrap-up
+claimed once, the seasons a driver raced on a server, and finished games' finishing orders
+(what ratings are computed from).
+
+A finished game's order is its rules' classification of its final state, worked out the
+first time it is asked for and kept in `game_placings` (a finished game never changes), so
+ratings read a few small rows a game rather than every final state each time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from rules.base import get_game
+from store.availability import AvailabilityStore
+from store.dialect import Tx, now
+from store.models import FinishedPlacing, League
+
+log = logging.getLogger("paddock.store")
+
+
+class CareerStore(AvailabilityStore):
+    async def wrap_season(self, league_id: int) -> bool:
+        """Claim the season's wrap-up: True for exactly one caller, once the season has a
+        result and is closed or has every round of its calendar raced (across processes
+        and restarts: the claim is `wrapped_at`, set only where it is NULL)."""
+        rows = await self._statement(
+            "UPDATE leagues SET wrapped_at = ? WHERE id = ? AND wrapped_at IS NULL"
+            " AND (status = 'closed' OR NOT EXISTS (SELECT 1 FROM league_rounds lr"
+            " WHERE lr.league_id = leagues.id AND lr.status != 'done'))"
+            " AND EXISTS (SELECT 1 FROM round_results r JOIN league_rounds lr"
+            " ON lr.id = r.round_id WHERE lr.league_id = leagues.id) RETURNING id",
+            now(),
+            league_id,
+        )
+        return bool(rows)
+
+    async def driver_leagues(self, guild_id: int, user_id: int) -> list[League]:
+        """Every league season on this server the user is or was a member of: by game, then
+        name, then season."""
+        rows = await self._all(
+            "SELECT l.* FROM leagues l JOIN league_members m ON m.league_id = l.id"
+            " WHERE l.guild_id = ? AND m.user_id = ?"
+            f" ORDER BY l.game, {self.dialect.fold('l.name')}, l.season",
+            guild_id,
+            user_id,
+        )
+        return [self._league(r) for r in rows]
+
+    async def finished_placings(self, guild_id: int) -> list[FinishedPlacing]:
+        """Every seat of every finished game on this server with its place, in the order the
+        games finished (their last state's time, then id), each game's seats by place."""
+        missing = await self._all(
+            "SELECT g.id, g.kind, s.state_json FROM games g"
+            " JOIN game_snapshots s ON s.game_id = g.id"
+            " WHERE g.guild_id = ? AND g.status = 'finished'"
+            " AND NOT EXISTS (SELECT 1 FROM game_placings p WHERE p.game_id = g.id)",
+            guild_id,
+        )
+        if missing:
+            # Parsing final states is the rules' work: off the event loop.
+            rows = await asyncio.to_thread(_classified, [dict(r) for r in missing])
+
+            async def keep(tx: Tx) -> None:
+                # Two processes classifying the same game write the same rows: one is kept.
+                await tx.executemany(
+                    "INSERT INTO game_placings (game_id, seat, place, status)"
+                    " VALUES (?, ?, ?, ?) ON CONFLICT (game_id, seat) DO NOTHING",
+                    rows,
+                )
+
+            if rows:
+                await self._transact(keep)
+        found = await self._all(
+            "SELECT g.id AS game_id, g.kind, g.league_id, p.seat, p.place, p.status,"
+            " t.user_id, t.robot FROM games g"
+            " JOIN game_snapshots s ON s.game_id = g.id"
+            " JOIN game_placings p ON p.game_id = g.id"
+            " JOIN game_seats t ON t.game_id = g.id AND t.seat = p.seat"
+            " WHERE g.guild_id = ? AND g.status = 'finished'"
+            " ORDER BY s.updated_at, g.id, p.place IS NULL, p.place, p.seat",
+            guild_id,
+        )
+        return [
+            FinishedPlacing.model_validate({**dict(r), "robot": bool(r["robot"])}) for r in found
+        ]
+
+
+def _classified(games: list[dict[str, Any]]) -> list[tuple[int, int, int | None, str]]:
+    """(game, seat, place, status) of each game's classification; a game whose rules are
+    not loaded, or whose state they cannot read, is left out (and logged)."""
+    out: list[tuple[int, int, int | None, str]] = []
+    for g in games:
+        try:
+            game = get_game(g["kind"])
+            placings = game.classification(game.load_state(g["state_json"]))
+        except (KeyError, ValueError) as exc:
+            log.warning("game %s (%s): no classification for ratings: %s", g["id"], g["kind"], exc)
+            continue
+        out.extend((g["id"], p.seat, p.place, p.status) for p in placings)
+    return out
