@@ -485,6 +485,11 @@ class LeagueStore(Backend):
             raise NotFound("That round is no longer on the calendar.")
         return self._round(row)
 
+    async def set_round_event(self, round_id: int, event_id: int | None) -> None:
+        await self._statement(
+            "UPDATE league_rounds SET event_id = ? WHERE id = ?", event_id, round_id
+        )
+
     async def round_race(self, round_id: int) -> int | None:
         """The race on for a round (a lobby or running), if any."""
         value = await self._val(

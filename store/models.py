@@ -57,6 +57,7 @@ class Round(BaseModel):
     starts_at: float | None = None  # its start, an instant (epoch seconds)
     settings: dict[str, Any] = {}  # this round's overrides of the league's race settings
     opened_at: float | None = None  # when the bot opened its race (once)
+    event_id: int | None = None  # its Discord scheduled event, if the bot made one
 
 
 class ResultRecord(BaseModel):

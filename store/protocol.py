@@ -169,6 +169,9 @@ class Store(Protocol):
 
     async def round_by_id(self, round_id: int) -> Round: ...
 
+    async def set_round_event(self, round_id: int, event_id: int | None) -> None:
+        """The round's Discord scheduled event (None: it has none)."""
+
     async def round_race(self, round_id: int) -> int | None:
         """The race on for a round (a lobby or running), if any."""
 

@@ -21,6 +21,7 @@ from typing import Any
 import discord
 
 from . import payloads as pl
+from .events import ScheduledEvents
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -419,6 +420,7 @@ class Backend:
         self._seq = itertools.count(1)
         self._handlers: list[tuple[str, re.Pattern[str], Handler]] = []
         self._waiters: list[tuple[Callable[[Call], bool], asyncio.Future[Call]]] = []
+        self.scheduled_events = ScheduledEvents(self.world)
         self._routes = self._builtin_routes()
 
     # -- customisation
@@ -694,6 +696,7 @@ class Backend:
             ("GET", "/guilds/{gid}/roles", lambda c, gid: self._guild(gid, "roles")),
             ("GET", "/guilds/{gid}", lambda c, gid: self._guild(gid, None)),
             ("GET", "/gateway/bot", self._gateway_bot),
+            *self.scheduled_events.routes(),
         ]
         return [(m, _compile(p), h) for m, p, h in r]
 

@@ -26,12 +26,13 @@ from bot.cogs.league.common import (
     league_admin,
     manage_server_only,
 )
-from bot.cogs.league.home import check_channel, check_role, home_answer
+from bot.cogs.league.home import check_channel, check_role, events_note, home_answer
 from bot.components import INVALID_BUTTON, button, in_code, shown, view_of
 from bot.league_tables import standings_report
 from bot.league_wrapup import wrap_up
 from bot.posting import defer, edit_source, result, think
 from bot.race_settings import MODES, RaceSettings, changed
+from bot.round_events import drop_round_events, sync_round_event
 from bot.table.rounds import round_timers
 from bot.when import parse_start, suggestions, timestamp, zone, zone_names
 from rules.errors import PaddockError
@@ -152,6 +153,7 @@ class LeagueAdminCog(LeagueBase):
             timers=round_timers(found, planned, now),
         )
         self.bot.timers.poke()
+        await sync_round_event(self.bot, found, rnd)
         await result(
             interaction,
             round_answer(found, rnd),
@@ -193,14 +195,16 @@ class LeagueAdminCog(LeagueBase):
         assert interaction.guild is not None
         me = interaction.guild.me
         check_channel(channel, me)
-        warning = check_role(role, me) if role is not None else None
+        warnings = [check_role(role, me) if role is not None else None, events_note(me)]
         await think(interaction)  # before the store's write (a refusal follows privately)
         found = await self._league(interaction, league)
         zone_name = zone(timezone).key if timezone else found.timezone
         updated = await self.store.set_home(found, channel.id, role.id if role else None, zone_name)
+        for rnd in await self.store.rounds(updated.id):  # rounds set before the home
+            await sync_round_event(self.bot, updated, rnd)
         await result(
             interaction,
-            home_answer(updated) + (f"\n{warning}" if warning else ""),
+            "\n".join([home_answer(updated), *(w for w in warnings if w)]),
             allowed_mentions=discord.AllowedMentions.none(),
             channel=interaction.channel,
         )
@@ -273,8 +277,7 @@ class LeagueAdminCog(LeagueBase):
         new = changed(current, presenter, values)
         if new != current:
             found = await self.store.set_race_settings(found, new.model_dump())
-            if new.reminder_hours != current.reminder_hours:
-                await self._rearm(found)
+            await self._rearm(found)  # its rounds' reminders and events
         lines = "\n".join(f"• {line}" for line in new.lines(presenter))
         head = "changed" if new != current else "unchanged (give an option to change it)"
         await result(
@@ -286,7 +289,8 @@ class LeagueAdminCog(LeagueBase):
         )
 
     async def _rearm(self, league: League) -> None:
-        """The rounds still to open get their timers again (the reminder's hours changed)."""
+        """The rounds still to open get their timers (a reminder's hours) and events (a
+        sign-up's length, the mode) again."""
         now = self.bot.timers.clock()
         for rnd in await self.store.rounds(league.id):
             if rnd.starts_at is None or rnd.starts_at <= now or rnd.opened_at is not None:
@@ -299,6 +303,7 @@ class LeagueAdminCog(LeagueBase):
                 rnd.starts_at,
                 timers=round_timers(league, rnd, now),
             )
+            await sync_round_event(self.bot, league, rnd)
         self.bot.timers.poke()
 
     @admin.command(name="round-remove", description="Remove a round with no result")
@@ -319,6 +324,7 @@ class LeagueAdminCog(LeagueBase):
             f"Round {rnd.number} ({shown(rnd.name)}) removed from **{shown(found.label)}**.",
             channel=interaction.channel,
         )
+        await drop_round_events(self.bot, found, [rnd])
 
     @admin.command(name="record", description="Record a round raced elsewhere")
     @app_commands.describe(
@@ -615,6 +621,7 @@ class LeagueAdminCog(LeagueBase):
     async def _close(self, interaction: discord.Interaction, league: League) -> None:
         await defer(interaction)  # before the store: the question is edited through it
         closed = await self.store.close_season(league)
+        await drop_round_events(self.bot, closed, await self.store.rounds(closed.id))
         report = await standings_report(self.store, closed)
         champion = [
             shown(report.members[r.member].display_name) for r in report.rows if r.position == 1

@@ -62,6 +62,16 @@ def check_role(role: discord.Role, me: discord.Member | None) -> str | None:
     return None
 
 
+def events_note(me: discord.Member | None) -> str | None:
+    """What the admin is told once when the bot lacks Manage Events."""
+    if me is None or me.guild_permissions.manage_events:
+        return None
+    return (
+        "I don't have Manage Events, so rounds won't show as the server's events until I have "
+        "it; they still open at their start."
+    )
+
+
 def home_text(league: League) -> str:
     """The home as `/league info` and the setting's answer show it."""
     where = f"<#{league.channel_id}>" if league.channel_id else "wherever a race is opened"
