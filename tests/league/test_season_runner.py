@@ -19,6 +19,7 @@ from paddock_tools.fakediscord import ALICE, BOB, CAROL, GUILD_ID, RACES_CHANNEL
 from paddock_tools.fakediscord import payloads as pl
 from store.models import GameRecord
 from tests.bot_helpers import dump
+from tests.league.league_helpers import confirmed
 
 DRIVERS_ROLE = 1100000000000000016  # below the bot's role
 NOW = datetime(2026, 12, 5, 12, 0, tzinfo=UTC).timestamp()
@@ -194,20 +195,77 @@ async def test_a_three_round_season_runs_itself(d: InProcessDriver) -> None:
     assert turn and turn[0].due_at == R2 + 30 * MINUTE + 2 * MINUTE
     await finish(d, await store.load_game(game2.id), [BOB])
 
-    # Round 3: nobody signs up; the round is not raced, and the thread says how to race it.
-    (game3,) = await at(d, R3, lambda: round_games(d, 3))
+    # Round 3: both join; its result is the calendar's last, so the season is wrapped up,
+    # once, in the league's channel.
     mark = d.backend.mark()
-    await at(d, R3 + 30 * MINUTE, lambda: _status_is(d, game3.id, "abandoned"))
-    (notice,) = channel_posts(d, mark, game3.thread_id or 0)
-    assert "nobody signed up" in notice["content"] and "/f1 new" in notice["content"]
+    (game3,) = await at(d, R3, lambda: round_games(d, 3))
+    await d.click(f"pd:f1:{game3.id}:join", user=CAROL)
+    await d.click(f"pd:f1:{game3.id}:join", user=BOB)
+    await finish(d, await store.load_game(game3.id), [BOB, CAROL])
+    await asyncio.sleep(0.2)
+    assert [t for t in wrapups(d, mark) if t == "Cup: season 1 wrap-up"] == [
+        "Cup: season 1 wrap-up"
+    ]
 
-    # Each round opened once; two results recorded.
+    # Each round opened once, and its result is recorded.
     for number in (1, 2, 3):
         assert len(await round_games(d, number)) == 1
-    standings = await d.slash("league", "standings", league="Cup", user=BOB)
-    assert standings.files, standings.content
     results = await store.results(league.id)
-    assert {r.round_number for r in results} == {1, 2}
+    assert {r.round_number for r in results} == {1, 2, 3}
+    assert all(r.source == "game" for r in results)
+    assert (await store.get_league(GUILD_ID, "Cup")).wrapped_at is not None
+
+    # Season 2 keeps the home, the settings and the drivers: one round, then closed; the
+    # careers add up across both seasons.
+    await confirmed(d, "league-admin", "close-season", league="Cup")
+    await d.slash("league", "create", name="Cup", game="waddington", user=ALICE)
+    at_r4 = datetime(2027, 2, 6, 19, 0, tzinfo=UTC).timestamp()
+    d.bot.timers.clock = lambda: R3 + DAY
+    await d.slash(
+        "league-admin",
+        "round-set",
+        league="Cup",
+        number=1,
+        name="Imola",
+        start="2027-02-06 20:00",
+        user=ALICE,
+    )
+    mark = d.backend.mark()
+    (game4,) = await at(d, at_r4, lambda: round_games(d, 1))
+    assert (await store.load_game(game4.id)).settings["grid"] == 3  # the settings carried over
+    await d.click(f"pd:f1:{game4.id}:join", user=BOB)
+    await d.click(f"pd:f1:{game4.id}:join", user=CAROL)
+    await finish(d, await store.load_game(game4.id), [BOB, CAROL])
+    await asyncio.sleep(0.2)
+    assert wrapups(d, mark) == ["Cup: season 2 wrap-up"]  # its one round was the last
+    career = await d.slash("league", "driver", driver=BOB.id, user=CAROL)
+    (field,) = [f for f in career.last.embed.fields if f.name == "Waddington's Formula 1"]
+    assert field.value.startswith("2 seasons, 4 races"), field.value
+
+
+def wrapups(d: InProcessDriver, mark: int) -> list[str]:
+    """The titles of the season wrap-ups posted in the league's channel since `mark`."""
+    return [
+        str(e.get("title"))
+        for post in channel_posts(d, mark, RACES_CHANNEL_ID)
+        for e in post.get("embeds") or []
+        if "wrap-up" in str(e.get("title"))
+    ]
+
+
+async def test_a_round_nobody_signs_up_for_is_not_raced(d: InProcessDriver) -> None:
+    await season(d)
+    store = d.bot.store
+    (game,) = await at(d, R1, lambda: round_games(d, 1))
+    game = await store.load_game(game.id)
+    mark = d.backend.mark()
+    await at(d, R1 + 30 * MINUTE, lambda: _status_is(d, game.id, "abandoned"))
+    (notice,) = channel_posts(d, mark, game.thread_id or 0)
+    assert "nobody signed up" in notice["content"] and "/f1 new" in notice["content"]
+    # An admin may now open the round by hand: the bot's race is over.
+    again = await d.slash("f1", "new", league="Cup", round=1, user=BOB)
+    assert not again.ephemeral, again.content
+    assert len(await round_games(d, 1)) == 2
 
 
 async def _status_is(d: InProcessDriver, game_id: int, status: str) -> bool:
