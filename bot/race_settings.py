@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bot.limits import MINUTE
+from bot.presenter import duration
 from rules.errors import PaddockError
 
 if TYPE_CHECKING:
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 # A race night: short decisions for drivers online together (a reminder 30 s before the
 # deadline, the table's REMINDER_AT share of it).
 LIVE_TURN_MINUTES = 2
-MODES = {"async": "asynchronous: a decision a day", "live": "live: a race night"}
+MODES = {"async": "asynchronous: a decision a day", "live": "live: a race night, 2 min"}
 
 
 class RaceSettings(BaseModel):
@@ -52,10 +53,12 @@ class RaceSettings(BaseModel):
 
     def lines(self, presenter: Presenter[Any]) -> list[str]:
         """The settings as an admin reads them, one line each."""
+        live = duration(LIVE_TURN_MINUTES * MINUTE)
         lines = [
-            f"Mode: {MODES[self.mode]}"
-            + (f" ({self.turn_minutes} min a decision)" if self.mode == "async" else "")
-            + f"; live rounds: {LIVE_TURN_MINUTES} min a decision",
+            f"Mode: live (a race night), {live} per decision"
+            if self.mode == "live"
+            else f"Mode: asynchronous, {duration(self.turn_minutes * MINUTE)} per decision "
+            f"(rounds set live: {live})",
             f"Sign-up: open {self.signup_minutes} min from the round's start, or until every "
             "driver has joined",
             f"Reminder: {self.reminder_hours} h before each round"

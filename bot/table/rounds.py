@@ -192,8 +192,9 @@ class Rounds:
         closes = int(record.settings["signup_closes"])
         mode = " · 🏎️ live: short decisions" if record.settings.get("round_mode") == "live" else ""
         opened = (
-            f"🏁 **{title}** - {presenter.noun} #{record.id}{mode}\n{ping} sign-up is open "
-            f"until <t:{closes}:t> (<t:{closes}:R>)"
+            f"🏁 **{title}** - {presenter.noun} #{record.id}{mode}\n"
+            + (f"{ping} sign-up" if ping else "Sign-up")
+            + f" is open until <t:{closes}:t> (<t:{closes}:R>)"
         )
         seats = await self.store.seats(record.id)
         if not presenter.in_thread:  # a game played in the channel itself: the lobby there
@@ -278,6 +279,7 @@ class Rounds:
             or rnd.status != "scheduled"
             or not league.is_open
             or league.channel_id is None
+            or rnd.starts_at <= self.core.clock()  # late (the bot was down): it opens now
         ):
             return
         members = await self.store.members(league.id, active_only=True)
@@ -289,7 +291,8 @@ class Rounds:
             else ""
         )
         text = (
-            f"⏰ {ping} {shown(round_title((league, rnd)))} starts <t:{start}:R> "
+            f"⏰ {ping + ' ' if ping else ''}{shown(round_title((league, rnd)))} "
+            f"starts <t:{start}:R> "
             f"(<t:{start}:F>): sign-up opens then, in this channel.{live}"
         )
         try:

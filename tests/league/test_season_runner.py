@@ -48,7 +48,8 @@ async def at(d: InProcessDriver, when: float, done: Callable[[], Awaitable[Any]]
         if got:
             await asyncio.sleep(0.05)  # what the listener does after it
             return got
-    raise AssertionError("the timer never did its work")
+    timers = await d.bot.store.timers()
+    raise AssertionError(f"the timer never did its work; timers left: {timers}")
 
 
 async def season(d: InProcessDriver) -> None:
@@ -358,3 +359,94 @@ async def test_a_restart_opens_a_round_whose_timer_was_lost_and_posts_an_unposte
         assert posted.thread_id is not None and posted.status_message_id is not None
         assert len([g for g in games.values() if g.round_id == r2.id]) == 1
         assert before != await dump(d2.bot.store)
+
+
+async def test_bad_race_settings_and_clashing_rounds_are_refused_in_one_line(
+    d: InProcessDriver,
+) -> None:
+    await season(d)
+
+    async def refused(*path: str, expect: str, **kw: Any) -> None:
+        before = await dump(d.bot.store)
+        calls = await d.slash(*path, user=ALICE, **kw)
+        assert calls.ephemeral and expect in calls.content, calls.content
+        assert "\n" not in calls.content.strip()
+        assert await dump(d.bot.store) == before
+
+    await refused("league-admin", "race-settings", league="Cup", tracks="monza", expect="not a")
+    await refused("league-admin", "race-settings", league="Cup", grid=9, expect="at most 6 cars")
+    await refused(
+        "league-admin",
+        "round-set",
+        league="Cup",
+        number=4,
+        name="Imola",
+        start="2026-12-12 20:30",
+        expect="Round 1 starts",
+    )
+    await refused(
+        "league-admin",
+        "round-set",
+        league="Cup",
+        number=4,
+        name="Imola",
+        track="silverstone",
+        expect="`track` is for RF90 leagues",
+    )
+
+
+async def test_an_rf90_league_races_its_tracks_in_order_and_a_round_may_choose(
+    d: InProcessDriver,
+) -> None:
+    await d.slash("league", "create", name="Nineties", game="rf90", user=ALICE)
+    await d.slash(
+        "league-admin",
+        "home",
+        league="Nineties",
+        channel=RACES_CHANNEL_ID,
+        timezone="Europe/Madrid",
+        user=ALICE,
+    )
+    refused = await d.slash("league-admin", "race-settings", league="Nineties", laps=3, user=ALICE)
+    assert refused.ephemeral and "`laps` is not a Race! Formula 90 setting" in refused.content
+    settings = await d.slash(
+        "league-admin",
+        "race-settings",
+        league="Nineties",
+        tracks="silverstone, barcelona",
+        turns=10,
+        mode="live",
+        user=ALICE,
+    )
+    assert "Tracks, round by round: Silverstone → Barcelona" in settings.content
+    assert "Mode: live (a race night), 2 min per decision" in settings.content
+    for number, start, extra in (
+        (1, "2026-12-12 20:00", {}),
+        (2, "2026-12-12 22:00", {}),
+        (3, "2026-12-13 20:00", {"track": "silverstone", "mode": "async"}),
+    ):
+        said = await d.slash(
+            "league-admin",
+            "round-set",
+            league="Nineties",
+            number=number,
+            name=f"R{number}",
+            start=start,
+            user=ALICE,
+            **extra,
+        )
+        assert "At its start I open its race" in said.content, said.content
+    opened: dict[int, GameRecord] = {}
+    for number, when in ((1, R1), (2, R1 + 2 * HOUR), (3, R1 + DAY)):
+        league = await d.bot.store.get_league(GUILD_ID, "Nineties")
+        rnd = await d.bot.store.get_round(league, number)
+
+        async def made(rnd_id: int = rnd.id) -> list[GameRecord]:
+            return [g for g in await d.bot.store.list_games() if g.round_id == rnd_id]
+
+        (opened[number],) = await at(d, when, made)
+    tracks = {n: g.settings["track"] for n, g in opened.items()}
+    assert tracks == {1: "silverstone", 2: "barcelona", 3: "silverstone"}
+    assert {n: g.settings.get("race_turns") for n, g in opened.items()} == {1: 10, 2: 10, 3: 10}
+    turn = {n: g.settings["turn_seconds"] for n, g in opened.items()}
+    assert turn == {1: 2 * MINUTE, 2: 2 * MINUTE, 3: 1440 * MINUTE}
