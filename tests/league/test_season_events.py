@@ -105,6 +105,7 @@ async def test_a_round_is_an_event_moved_with_it_and_deleted_with_it(d: InProces
     assert len(events.of_guild(GUILD_ID)) == 1
     await confirmed(d, "league-admin", "close-season", league="Cup")
     assert events.of_guild(GUILD_ID) == []
+    assert [(c.method, c.path) for c in d.backend.unhandled] == []  # Discord's routes only
 
 
 async def test_without_manage_events_the_admin_is_told_once_and_the_round_still_opens(

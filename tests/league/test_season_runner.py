@@ -242,6 +242,8 @@ async def test_a_three_round_season_runs_itself(d: InProcessDriver) -> None:
     career = await d.slash("league", "driver", driver=BOB.id, user=CAROL)
     (field,) = [f for f in career.last.embed.fields if f.name == "Waddington's Formula 1"]
     assert field.value.startswith("2 seasons, 4 races"), field.value
+    # Every REST call the bot made was one of Discord's routes the fake serves.
+    assert [(c.method, c.path) for c in d.backend.unhandled] == []
 
 
 def wrapups(d: InProcessDriver, mark: int) -> list[str]:
