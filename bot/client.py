@@ -47,7 +47,7 @@ REQUIRED_PERMISSIONS = discord.Permissions(
     read_message_history=True,
     add_reactions=True,  # the ✅ on a Pit Formula repair typed as a message
     manage_threads=True,  # a race's thread is archived a while after the race is over
-    manage_roles=True,  # a league's role, given by /league join (optional: /league-admin home)
+    manage_roles=True,  # a league's role, given by /league join (optional: /league-admin setup)
     manage_events=True,  # a league's rounds as the server's events (optional)
 )
 INVITE_SCOPES = ("bot", "applications.commands")

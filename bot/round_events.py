@@ -1,7 +1,7 @@
 """A league round as a Discord scheduled event on its server (when the bot has Manage
 Events): made when the round gets a start, moved with it, deleted when the round loses its
 start, is removed or its season closes. Without Manage Events none of this happens and
-rounds still open; `/league-admin home` says so once. A failure is logged, never an error
+rounds still open; `/league-admin setup` says so once. A failure is logged, never an error
 for the admin: the event is a courtesy, the round's timer is what opens it."""
 
 from __future__ import annotations

@@ -378,7 +378,7 @@ ADMIN_COMMANDS = {
     "away",
     "close-season",
     "admin-role",
-    "home",
+    "setup",
     "race-settings",
 }
 

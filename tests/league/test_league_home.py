@@ -48,7 +48,7 @@ async def test_home_role_and_time_zone_are_kept_and_shown(driver: InProcessDrive
     d = driver
     set_home = await d.slash(
         "league-admin",
-        "home",
+        "setup",
         league="Cup",
         channel=RACES_CHANNEL_ID,
         role=DRIVERS_ROLE,
@@ -104,12 +104,12 @@ async def test_home_role_and_time_zone_are_kept_and_shown(driver: InProcessDrive
 async def test_bad_homes_and_starts_are_refused_in_one_line(driver: InProcessDriver) -> None:
     d = driver
     home = {"league": "Cup", "channel": RACES_CHANNEL_ID, "user": ALICE}
-    await refused(d, "league-admin", "home", **home, role=HIGH_ROLE, expect="above my highest")
-    await refused(d, "league-admin", "home", **home, role=GUILD_ID, expect="can't be given")
+    await refused(d, "league-admin", "setup", **home, role=HIGH_ROLE, expect="above my highest")
+    await refused(d, "league-admin", "setup", **home, role=GUILD_ID, expect="can't be given")
     await refused(
-        d, "league-admin", "home", **home, timezone="Mars/Olympus", expect="I don't know the time"
+        d, "league-admin", "setup", **home, timezone="Mars/Olympus", expect="I don't know the time"
     )
-    await refused(d, "league-admin", "home", **{**home, "user": BOB}, expect="Only league admins")
+    await refused(d, "league-admin", "setup", **{**home, "user": BOB}, expect="Only league admins")
     rs = {"league": "Cup", "number": 1, "name": "Monza", "user": ALICE}
     await refused(
         d, "league-admin", "round-set", **rs, start="2026-12-01 20:00 UTC", expect="has passed"
@@ -123,7 +123,7 @@ async def test_a_role_the_bot_may_not_give_leaves_the_join_standing(
     d = driver
     await d.slash(
         "league-admin",
-        "home",
+        "setup",
         league="Cup",
         channel=RACES_CHANNEL_ID,
         role=DRIVERS_ROLE,
@@ -142,7 +142,7 @@ async def test_autocomplete_offers_starts_in_the_league_zone(driver: InProcessDr
     d = driver
     await d.slash(
         "league-admin",
-        "home",
+        "setup",
         league="Cup",
         channel=RACES_CHANNEL_ID,
         timezone="Asia/Tokyo",

@@ -44,7 +44,7 @@ def event_calls(d: InProcessDriver, mark: int) -> list[tuple[str, str, Any]]:
 async def home(d: InProcessDriver) -> Any:
     return await d.slash(
         "league-admin",
-        "home",
+        "setup",
         league="Cup",
         channel=RACES_CHANNEL_ID,
         timezone="Europe/Madrid",

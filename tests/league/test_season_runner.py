@@ -58,7 +58,7 @@ async def season(d: InProcessDriver) -> None:
     await d.slash("league", "create", name="Cup", game="waddington", user=ALICE)
     await d.slash(
         "league-admin",
-        "home",
+        "setup",
         league="Cup",
         channel=RACES_CHANNEL_ID,
         role=DRIVERS_ROLE,
@@ -403,7 +403,7 @@ async def test_an_rf90_league_races_its_tracks_in_order_and_a_round_may_choose(
     await d.slash("league", "create", name="Nineties", game="rf90", user=ALICE)
     await d.slash(
         "league-admin",
-        "home",
+        "setup",
         league="Nineties",
         channel=RACES_CHANNEL_ID,
         timezone="Europe/Madrid",

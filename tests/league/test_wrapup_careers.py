@@ -121,7 +121,7 @@ async def test_the_last_round_recorded_posts_the_wrap_up_once(driver: InProcessD
 async def test_closing_the_season_wraps_it_up_in_the_league_home(driver: InProcessDriver) -> None:
     d = driver
     await cup(d, rounds=3)
-    await d.slash("league-admin", "home", league="Cup", channel=RACES_CHANNEL_ID, user=ALICE)
+    await d.slash("league-admin", "setup", league="Cup", channel=RACES_CHANNEL_ID, user=ALICE)
     assert wrapups(await record(d, 1, CAROL, BOB)) == []  # two rounds still to race
     closed = await confirmed(d, "league-admin", "close-season", league="Cup")
     (posted,) = wrapups(closed)

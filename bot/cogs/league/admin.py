@@ -58,7 +58,7 @@ def round_answer(league: League, rnd: Round) -> str:
         if league.channel_id is None:
             text += (
                 "\nNo race will open by itself until the league has a channel: set it with "
-                "`/league-admin home`."
+                "`/league-admin setup`."
             )
         else:
             text += (
@@ -176,7 +176,7 @@ class LeagueAdminCog(LeagueBase):
             offered = []
         return [app_commands.Choice(name=o, value=o) for o in offered[:25]]
 
-    @admin.command(name="home", description="Where a league's races open, its drivers' role")
+    @admin.command(name="setup", description="Where a league's races open, its drivers' role")
     @app_commands.describe(
         channel="The channel its races open in (a thread each) and its news goes",
         role="A role /league join gives its drivers, so one mention pings a round (optional)",
@@ -184,7 +184,7 @@ class LeagueAdminCog(LeagueBase):
     )
     @league_option(open_only=True)
     @league_admin
-    async def home(
+    async def setup(
         self,
         interaction: discord.Interaction,
         league: str,
@@ -209,7 +209,7 @@ class LeagueAdminCog(LeagueBase):
             channel=interaction.channel,
         )
 
-    @home.autocomplete("timezone")
+    @setup.autocomplete("timezone")
     async def _zone_options(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:

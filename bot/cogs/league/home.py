@@ -101,5 +101,5 @@ async def give_role(member: discord.abc.User, league: League, *, on: bool) -> st
 
 
 def home_answer(league: League) -> str:
-    """What `/league-admin home` answers: the league and its home as now set."""
+    """What `/league-admin setup` answers: the league and its home as now set."""
     return f"**{shown(league.label)}**: {home_text(league)}."
