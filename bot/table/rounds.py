@@ -174,6 +174,9 @@ class Rounds:
                     await self.core.bot.timers.create(
                         ROUND_POST, due, {"attempt": attempt + 1}, game_id
                     )
+                else:  # nobody could ever join it: not kept, so an admin may open another
+                    await self.store.end_game(game_id, from_status=("lobby",))
+                    log.warning("round lobby %s given up: its channel refuses the bot", game_id)
 
     async def on_post(self, timer: Timer) -> None:
         if timer.game_id is not None:
@@ -238,6 +241,10 @@ class Rounds:
                 return
             if record.status != "lobby":
                 return  # started when everyone joined, or cancelled
+            if record.status_message_id is None:  # never shown (Discord refused it)
+                await self.store.end_game(record.id, from_status=("lobby",))
+                log.warning("round lobby %s closed unseen", record.id)
+                return
             seats = await self.store.seats(record.id)
             try:
                 await self.lobby.start_round(None, record, seats)

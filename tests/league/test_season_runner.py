@@ -452,3 +452,18 @@ async def test_an_rf90_league_races_its_tracks_in_order_and_a_round_may_choose(
     assert {n: g.settings.get("race_turns") for n, g in opened.items()} == {1: 10, 2: 10, 3: 10}
     turn = {n: g.settings["turn_seconds"] for n, g in opened.items()}
     assert turn == {1: 2 * MINUTE, 2: 2 * MINUTE, 3: 1440 * MINUTE}
+
+
+async def test_a_channel_that_refuses_the_bot_leaves_no_lobby_behind(d: InProcessDriver) -> None:
+    await season(d)
+    store = d.bot.store
+    d.backend.revoke(RACES_CHANNEL_ID, "send_messages")  # a moderator took it away
+    (game,) = await at(d, R1, lambda: round_games(d, 1))
+    assert (await store.load_game(game.id)).status_message_id is None
+    # The bot tries again a minute, five minutes and half an hour on; sign-up (30 min)
+    # closes between, finding a lobby nobody could see: it is closed.
+    await at(d, R1 + 30 * MINUTE, lambda: _status_is(d, game.id, "abandoned"))
+    # The channel given back, an admin may open the round by hand.
+    d.backend.grant(RACES_CHANNEL_ID, "send_messages")
+    again = await d.slash("f1", "new", league="Cup", round=1, user=BOB)
+    assert not again.ephemeral, again.content
