@@ -184,7 +184,10 @@ class Presenter(Generic[S]):
     colours: ClassVar[list[str]] = []  # colours a driver picks in the lobby (none: no choice)
     default_idle_days: ClassVar[int] = 7
     robots_offered: ClassVar[bool] = False  # the lobby adds robots (a "robots" setting)
-    league_choices: ClassVar[tuple[str, ...]] = ()  # its own league race settings (laps...)
+    # Its own league race settings (name: an example an admin is offered as they type), and
+    # those a single round may change.
+    league_choices: ClassVar[dict[str, str]] = {}
+    round_choices: ClassVar[dict[str, str]] = {}
 
     @property
     def game(self) -> Game[Any]:
@@ -206,6 +209,14 @@ class Presenter(Generic[S]):
         return f"Robot {index + 1}"
 
     # A league round the bot opens (bot/table/rounds.py) --------------------------------
+
+    def league_choice(self, key: str, text: str) -> Any:
+        """One of `league_choices` as typed, as kept (PaddockError, one line: a bad value)."""
+        return text
+
+    def round_choice(self, key: str, text: str) -> Any:
+        """One of `round_choices` as typed, as kept (PaddockError, one line: a bad value)."""
+        return text
 
     def check_league_choices(self, choices: dict[str, Any]) -> None:
         """Refuse (PaddockError, one line) a league's choices of `league_choices` this game

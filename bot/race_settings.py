@@ -5,6 +5,7 @@ game's choices (an RF90 track). Defaults suit an asynchronous league: a day per 
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -74,18 +75,48 @@ class RaceSettings(BaseModel):
         return lines
 
 
+def on_off(text: str, key: str) -> bool:
+    """A yes/no choice as typed (`on`/`off`, `yes`/`no`, `true`/`false`)."""
+    value = text.strip().lower()
+    if value in ("on", "yes", "true", "1"):
+        return True
+    if value in ("off", "no", "false", "0"):
+        return False
+    raise PaddockError(f"`{key}` is on or off, e.g. `{key}=on`.")
+
+
+def parse_choices(text: str, offered: dict[str, str], what: str) -> dict[str, str]:
+    """`key=value` pairs as an admin types them (`laps=3, soft_options=on`; a value may hold
+    spaces and commas: `tracks=silverstone, barcelona`), each key one of `offered` (its
+    help). Refused in one line: a pair without `=`, a key not offered."""
+    if not offered:
+        raise PaddockError(f"This league's game has no {what} of its own: leave `game` out.")
+    marks = list(_KEY.finditer(text))
+    if not marks or text[: marks[0].start()].strip(" ,;"):
+        example = next(iter(offered.values())).split(" (")[0]
+        raise PaddockError(f"Write the game's {what} as `name=value`, e.g. `{example}`.")
+    pairs: dict[str, str] = {}
+    for i, mark in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
+        key = mark.group(1).lower()
+        if key not in offered:
+            names = ", ".join(f"`{k}`" for k in offered) or "none"
+            raise PaddockError(f"`{key}` is not one of the game's {what} (they are: {names}).")
+        pairs[key] = text[mark.end() : end].strip(" ,;")
+    return pairs
+
+
 def changed(
-    current: RaceSettings, presenter: Presenter[Any], values: dict[str, Any]
+    current: RaceSettings, presenter: Presenter[Any], values: dict[str, Any], game_text: str | None
 ) -> RaceSettings:
-    """`current` with `values` (the options an admin gave; None: unchanged), checked: the
-    first wrong value refused in one line, nothing changed."""
+    """`current` with `values` (the options an admin gave; None: unchanged) and the game's
+    own choices typed in `game_text`, checked: the first wrong value refused in one line,
+    nothing changed."""
     given = {k: v for k, v in values.items() if v is not None}
-    game_keys = set(presenter.league_choices)
     game = dict(current.game)
-    for key in [k for k in given if k in GAME_OPTIONS]:
-        if key not in game_keys:
-            raise PaddockError(f"`{key}` is not a {presenter.title} setting: leave it out.")
-        game[key] = given.pop(key)
+    if game_text is not None:
+        for key, value in parse_choices(game_text, presenter.league_choices, "settings").items():
+            game[key] = presenter.league_choice(key, value)
     if "grid" in given and not presenter.robots_offered:
         raise PaddockError(f"{presenter.title} has no robots to fill the grid: leave `grid` out.")
     if "grid" in given and given["grid"] > presenter.max_cars:
@@ -98,8 +129,13 @@ def changed(
         raise PaddockError(f"`{field}` is out of range: {RANGES.get(field, '')}".strip()) from None
 
 
-# Each game's choices an admin may set (the presenter says which it takes).
-GAME_OPTIONS = ("laps", "tracks", "turns", "pictures", "soft_options")
+def round_choices(presenter: Presenter[Any], text: str) -> dict[str, Any]:
+    """A round's own choices of its game (`track=silverstone`), each checked."""
+    pairs = parse_choices(text, presenter.round_choices, "round settings")
+    return {k: presenter.round_choice(k, v) for k, v in pairs.items()}
+
+
+_KEY = re.compile(r"([A-Za-z_]+)\s*=\s*")
 RANGES = {
     "turn_minutes": "1 to 10080 minutes.",
     "signup_minutes": "5 to 10080 minutes.",

@@ -26,6 +26,7 @@ from bot.league_tables import league_round_for_game, round_title
 from bot.limits import MINUTE
 from bot.posting import result, think
 from bot.presenter import Image, Loaded, Presenter, Prompt, duration, timestamp
+from bot.race_settings import on_off
 from bot.table import draw
 from bot.table.lobby import seed_of
 from renderer.common import counted
@@ -105,7 +106,17 @@ class WaddingtonPresenter(Presenter[WaddingtonState]):
     max_players = 6
     max_cars = MAX_CARS
     robots_offered = True
-    league_choices = ("laps", "soft_options")
+    league_choices = {
+        "laps": "laps=5 (laps a race, 1 to 10)",
+        "soft_options": "soft_options=on (the beginners' options, on or off)",
+    }
+
+    def league_choice(self, key: str, text: str) -> Any:
+        if key == "laps":
+            if not text.isdigit() or not 1 <= int(text) <= 10:
+                raise PaddockError("Laps go from 1 to 10, e.g. `laps=5`.")
+            return int(text)
+        return on_off(text, key)
 
     def check_league_choices(self, choices: dict[str, Any]) -> None:
         if not 1 <= int(choices.get("laps", LEAGUE_LAPS)) <= 10:

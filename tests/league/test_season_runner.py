@@ -70,7 +70,7 @@ async def season(d: InProcessDriver) -> None:
         "race-settings",
         league="Cup",
         grid=3,
-        laps=1,
+        game="laps=1",
         signup_minutes=30,
         user=ALICE,
     )
@@ -375,7 +375,13 @@ async def test_bad_race_settings_and_clashing_rounds_are_refused_in_one_line(
         assert "\n" not in calls.content.strip()
         assert await dump(d.bot.store) == before
 
-    await refused("league-admin", "race-settings", league="Cup", tracks="monza", expect="not a")
+    await refused(
+        "league-admin", "race-settings", league="Cup", game="tracks=monza", expect="`tracks` is not"
+    )
+    await refused(
+        "league-admin", "race-settings", league="Cup", game="laps=11", expect="Laps go from 1 to 10"
+    )
+    await refused("league-admin", "race-settings", league="Cup", game="laps", expect="name=value")
     await refused("league-admin", "race-settings", league="Cup", grid=9, expect="at most 6 cars")
     await refused(
         "league-admin",
@@ -392,8 +398,8 @@ async def test_bad_race_settings_and_clashing_rounds_are_refused_in_one_line(
         league="Cup",
         number=4,
         name="Imola",
-        track="silverstone",
-        expect="`track` is for RF90 leagues",
+        game="track=silverstone",
+        expect="This league's game has no round settings of its own",
     )
 
 
@@ -409,14 +415,15 @@ async def test_an_rf90_league_races_its_tracks_in_order_and_a_round_may_choose(
         timezone="Europe/Madrid",
         user=ALICE,
     )
-    refused = await d.slash("league-admin", "race-settings", league="Nineties", laps=3, user=ALICE)
-    assert refused.ephemeral and "`laps` is not a Race! Formula 90 setting" in refused.content
+    refused = await d.slash(
+        "league-admin", "race-settings", league="Nineties", game="laps=3", user=ALICE
+    )
+    assert refused.ephemeral and "`laps` is not one of the game's settings" in refused.content
     settings = await d.slash(
         "league-admin",
         "race-settings",
         league="Nineties",
-        tracks="silverstone, barcelona",
-        turns=10,
+        game="tracks=silverstone, barcelona turns=10",
         mode="live",
         user=ALICE,
     )
@@ -425,7 +432,7 @@ async def test_an_rf90_league_races_its_tracks_in_order_and_a_round_may_choose(
     for number, start, extra in (
         (1, "2026-12-12 20:00", {}),
         (2, "2026-12-12 22:00", {}),
-        (3, "2026-12-13 20:00", {"track": "silverstone", "mode": "async"}),
+        (3, "2026-12-13 20:00", {"game": "track=silverstone", "mode": "async"}),
     ):
         said = await d.slash(
             "league-admin",
@@ -467,3 +474,28 @@ async def test_a_channel_that_refuses_the_bot_leaves_no_lobby_behind(d: InProces
     d.backend.grant(RACES_CHANNEL_ID, "send_messages")
     again = await d.slash("f1", "new", league="Cup", round=1, user=BOB)
     assert not again.ephemeral, again.content
+
+
+async def test_the_game_option_offers_what_the_league_s_game_takes(d: InProcessDriver) -> None:
+    await d.slash("league", "create", name="Cup", game="waddington", user=ALICE)
+    await d.slash("league", "create", name="Nineties", game="rf90", user=ALICE)
+    waddington = await d.autocomplete(
+        "league-admin", "race-settings", focused="game", game="", league="Cup", user=ALICE
+    )
+    assert [c["value"] for c in waddington] == ["laps=5", "soft_options=on"]
+    rf90 = await d.autocomplete(
+        "league-admin", "race-settings", focused="game", game="tr", league="Nineties", user=ALICE
+    )
+    assert [c["value"] for c in rf90] == ["tracks=silverstone, barcelona"]
+    rounds = await d.autocomplete(
+        "league-admin",
+        "round-set",
+        focused="game",
+        game="",
+        league="Nineties",
+        number=1,
+        name="R1",
+        user=ALICE,
+    )
+    assert [c["value"] for c in rounds] == ["track=silverstone"]
+    assert rounds[0]["name"] == "track=silverstone (this round's track)"

@@ -31,7 +31,7 @@ from bot.components import INVALID_BUTTON, button, in_code, shown, view_of
 from bot.league_tables import standings_report
 from bot.league_wrapup import wrap_up
 from bot.posting import defer, edit_source, result, think
-from bot.race_settings import MODES, RaceSettings, changed
+from bot.race_settings import MODES, RaceSettings, changed, round_choices
 from bot.round_events import drop_round_events, sync_round_event
 from bot.table.rounds import round_timers
 from bot.when import parse_start, suggestions, timestamp, zone, zone_names
@@ -88,7 +88,8 @@ class LeagueAdminCog(LeagueBase):
         start="When the bot opens its race: date, time and zone, e.g. 2026-12-12 20:00 "
         "Europe/Madrid (start typing; left out: unchanged; none: not scheduled)",
         mode="This round only: live (short decisions, a race night) or asynchronous",
-        track="RF90 leagues, this round only: the track (else the league's order)",
+        game="This round only, its game's own settings, e.g. a track (start typing: what its "
+        "game offers; none: the league's)",
     )
     @app_commands.choices(
         mode=[
@@ -96,10 +97,6 @@ class LeagueAdminCog(LeagueBase):
             app_commands.Choice(name="asynchronous: a decision a day", value="async"),
             app_commands.Choice(name="the league's mode", value="league"),
         ],
-        track=[
-            app_commands.Choice(name=t.capitalize(), value=t) for t in ("barcelona", "silverstone")
-        ]
-        + [app_commands.Choice(name="the league's order", value="league")],
     )
     @league_option(open_only=True, rounds_offered="calendar", round_param="number")
     @league_admin
@@ -112,14 +109,13 @@ class LeagueAdminCog(LeagueBase):
         date: app_commands.Range[str, 1, 40] | None = None,
         start: app_commands.Range[str, 1, 60] | None = None,
         mode: app_commands.Choice[str] | None = None,
-        track: app_commands.Choice[str] | None = None,
+        game: app_commands.Range[str, 1, 200] | None = None,
     ) -> None:
         if not 1 <= number <= 99:
             raise PaddockError("Round numbers go from 1 to 99.")
         await think(interaction)  # before the store
         found = await self._league(interaction, league)
-        if track is not None and track.value != "league" and found.game != "rf90":
-            raise PaddockError("`track` is for RF90 leagues: leave it out.")
+        presenter = self.bot.table.presenters[found.game]
         old = next((r for r in await self.store.rounds(found.id) if r.number == number), None)
         now = self.bot.timers.clock()
         starts_at = old.starts_at if old is not None else None
@@ -128,11 +124,14 @@ class LeagueAdminCog(LeagueBase):
         elif start is not None:
             starts_at, _ = parse_start(start, default_zone=found.timezone, now=now)
         overrides = dict(old.settings) if old is not None else {}
-        for key, choice in (("mode", mode), ("track", track)):
-            if choice is not None:
-                overrides.pop(key, None)
-                if choice.value != "league":
-                    overrides[key] = choice.value
+        if mode is not None:
+            overrides.pop("mode", None)
+            if mode.value != "league":
+                overrides["mode"] = mode.value
+        if game is not None:
+            overrides = {k: v for k, v in overrides.items() if k == "mode"}
+            if game.strip().lower() not in NO_START:
+                overrides.update(round_choices(presenter, game))
         planned = Round(
             id=old.id if old else 0,
             league_id=found.id,
@@ -226,18 +225,11 @@ class LeagueAdminCog(LeagueBase):
         grid="Robots fill the grid up to this many cars (0: no robots)",
         reminder_hours="Hours before a round its drivers are reminded (0: no reminder; default 24)",
         idle_days="Days with nobody acting before a race is abandoned (1-60, default 7)",
-        laps="Waddington's leagues: laps a race (1-10, default 5)",
-        tracks="RF90 leagues: the tracks in round order, e.g. barcelona, silverstone",
-        turns="RF90 leagues: game turns a race (default: the full race)",
-        pictures="RF90 leagues: track pictures after every activation, or only drivers'",
-        soft_options="Waddington's leagues: the beginners' options",
+        game="The league's game's own settings as name=value, e.g. laps=5 (start typing: what "
+        "its game offers)",
     )
     @app_commands.choices(
         mode=[app_commands.Choice(name=text, value=key) for key, text in MODES.items()],
-        pictures=[
-            app_commands.Choice(name="every section activation", value="every"),
-            app_commands.Choice(name="only activations in which a driver decides", value="drivers"),
-        ],
     )
     @league_option(open_only=True)
     @league_admin
@@ -251,11 +243,7 @@ class LeagueAdminCog(LeagueBase):
         grid: app_commands.Range[int, 0, 20] | None = None,
         reminder_hours: app_commands.Range[int, 0, 168] | None = None,
         idle_days: app_commands.Range[int, 1, 60] | None = None,
-        laps: app_commands.Range[int, 1, 10] | None = None,
-        tracks: app_commands.Range[str, 1, 100] | None = None,
-        turns: app_commands.Range[int, 3, 99] | None = None,
-        pictures: app_commands.Choice[str] | None = None,
-        soft_options: bool | None = None,
+        game: app_commands.Range[str, 1, 200] | None = None,
     ) -> None:
         await think(interaction)  # before the store's write (a refusal follows privately)
         found = await self._league(interaction, league)
@@ -268,13 +256,8 @@ class LeagueAdminCog(LeagueBase):
             "grid": grid,
             "reminder_hours": reminder_hours,
             "idle_days": idle_days,
-            "laps": laps,
-            "tracks": tracks,
-            "turns": turns,
-            "pictures": pictures.value if pictures else None,
-            "soft_options": soft_options,
         }
-        new = changed(current, presenter, values)
+        new = changed(current, presenter, values, game)
         if new != current:
             found = await self.store.set_race_settings(found, new.model_dump())
             await self._rearm(found)  # its rounds' reminders and events
@@ -287,6 +270,41 @@ class LeagueAdminCog(LeagueBase):
             allowed_mentions=discord.AllowedMentions.none(),
             channel=interaction.channel,
         )
+
+    @race_settings.autocomplete("game")
+    async def _league_choices(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return await self._choices_offered(interaction, current, rounds=False)
+
+    @round_set.autocomplete("game")
+    async def _round_choices(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return await self._choices_offered(interaction, current, rounds=True)
+
+    async def _choices_offered(
+        self, interaction: discord.Interaction, current: str, *, rounds: bool
+    ) -> list[app_commands.Choice[str]]:
+        """The game's own settings of the league being typed, as examples to edit."""
+        league = getattr(interaction.namespace, "league", None)
+        if interaction.guild is None or not isinstance(league, str):
+            return []
+        try:
+            found = await self._league(interaction, league)
+        except PaddockError:
+            return []
+        presenter = self.bot.table.presenters.get(found.game)
+        if presenter is None:
+            return []
+        offered = presenter.round_choices if rounds else presenter.league_choices
+        typed = current.strip()
+        examples = [e for e in offered.values() if typed.lower() in e.lower()]
+        if typed and "=" in typed:
+            examples.insert(0, typed)  # what is typed, as it is
+        return [app_commands.Choice(name=e[:100], value=e.split(" (")[0][:100]) for e in examples][
+            :25
+        ]
 
     async def _rearm(self, league: League) -> None:
         """The rounds still to open get their timers (a reminder's hours) and events (a

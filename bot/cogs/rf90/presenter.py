@@ -75,7 +75,29 @@ class RF90Presenter(Presenter[RF90State]):
     max_cars = 6
     play_forced = True  # e.g. phase E with no late braking and no free trajectory
     colours = list(GAME.spec.colours)
-    league_choices = ("tracks", "turns", "pictures")
+    league_choices = {
+        "tracks": "tracks=silverstone, barcelona (the tracks in round order)",
+        "turns": "turns=12 (game turns a race; default the full race)",
+        "pictures": "pictures=drivers (pictures of only the activations drivers decide in)",
+    }
+    round_choices = {"track": "track=silverstone (this round's track)"}
+
+    def league_choice(self, key: str, text: str) -> Any:
+        if key == "turns":
+            if not text.isdigit():
+                raise PaddockError("Give the game turns as a number, e.g. `turns=12`.")
+            return int(text)
+        if key == "pictures" and text.lower() not in PICTURES:
+            raise PaddockError(f"Pictures are one of: {', '.join(PICTURES)}.")
+        return text.lower()
+
+    def round_choice(self, key: str, text: str) -> Any:
+        track = text.strip().lower()
+        if track not in TRACK_NAMES:
+            raise PaddockError(
+                f"RF90's tracks are {' and '.join(t.capitalize() for t in TRACK_NAMES)}."
+            )
+        return track
 
     def check_league_choices(self, choices: dict[str, Any]) -> None:
         tracks = track_order(choices)
