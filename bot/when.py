@@ -25,6 +25,14 @@ def zone_names() -> tuple[str, ...]:
     return tuple(sorted(zoneinfo.available_timezones()))
 
 
+def zone_matches(typed: str, most: int = 25) -> list[str]:
+    """Time zone names holding what is typed, those starting with it first (autocomplete)."""
+    typed = typed.strip().lower()
+    names = [z for z in zone_names() if typed in z.lower()]
+    names.sort(key=lambda z: (not z.lower().startswith(typed), z))
+    return names[:most]
+
+
 def zone(name: str) -> zoneinfo.ZoneInfo:
     """The time zone `name` (any case), or a PaddockError saying how to write one."""
     wanted = name.strip()

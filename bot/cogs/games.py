@@ -17,7 +17,7 @@ from bot.digest import arm as digest_timer
 from bot.digest import on_digest, seat_deadline
 from bot.posting import result, think
 from bot.presenter import timestamp
-from bot.when import zone_names
+from bot.when import zone_matches
 from renderer.common import counted
 from rules.base import get_game
 from store.models import Timer
@@ -124,10 +124,7 @@ class GamesCog(commands.Cog):
     async def _zone_options(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        typed = current.strip().lower()
-        names = [z for z in zone_names() if typed in z.lower()]
-        names.sort(key=lambda z: (not z.lower().startswith(typed), z))
-        return [app_commands.Choice(name=z, value=z) for z in names[:25]]
+        return [app_commands.Choice(name=z, value=z) for z in zone_matches(current)]
 
     @commands.Cog.listener()
     async def on_digest_timer_complete(self, timer: Timer) -> None:

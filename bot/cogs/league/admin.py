@@ -34,7 +34,7 @@ from bot.posting import defer, edit_source, result, think
 from bot.race_settings import MODES, RaceSettings, changed, round_choices
 from bot.round_events import drop_round_events, sync_round_event
 from bot.table.rounds import round_timers
-from bot.when import parse_start, suggestions, timestamp, zone, zone_names
+from bot.when import parse_start, suggestions, timestamp, zone, zone_matches
 from rules.errors import PaddockError
 from store import League, Round
 
@@ -212,10 +212,7 @@ class LeagueAdminCog(LeagueBase):
     async def _zone_options(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        typed = current.strip().lower()
-        names = [z for z in zone_names() if typed in z.lower()]
-        names.sort(key=lambda z: (not z.lower().startswith(typed), z))
-        return [app_commands.Choice(name=z, value=z) for z in names[:25]]
+        return [app_commands.Choice(name=z, value=z) for z in zone_matches(current)]
 
     @admin.command(name="race-settings", description="How the bot opens the league's rounds")
     @app_commands.describe(
