@@ -72,7 +72,7 @@ class LeagueAdminCog(LeagueBase):
     # Server Settings > Integrations); each command still checks `is_league_admin` itself.
     admin = app_commands.Group(
         name="league-admin",
-        description="League admins: calendar, results, members, points, closing a season",
+        description="League admins: home, schedule, race settings, results, members, season",
         guild_only=True,
         default_permissions=discord.Permissions(manage_guild=True),
     )
