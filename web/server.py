@@ -13,7 +13,7 @@ from typing import Any
 from aiohttp import web
 
 from store import Store, open_store
-from web.app import make_app
+from web.app import SITE_KEY, make_app
 from web.security import RedactedAccessLogger
 
 log = logging.getLogger("paddock.web")
@@ -64,7 +64,9 @@ async def start_site(
         raise
     bound = runner.addresses[0] if runner.addresses else (host, port)
     address = f"{bound[0]}:{bound[1]}"
-    log.info("league site on http://%s (links: %s)", address, base_url_for(base_url, port))
+    links = base_url_for(base_url, bound[1])
+    runner.app[SITE_KEY].base_url = links  # port 0: the port it got
+    log.info("league site on http://%s (links: %s)", address, links)
     return RunningSite(runner, store, address)
 
 
