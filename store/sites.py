@@ -9,6 +9,7 @@ the old at once, so the old address stops working.
 
 from __future__ import annotations
 
+import logging
 import secrets
 
 from store.careers import CareerStore
@@ -16,6 +17,20 @@ from store.errors import LeagueError
 from store.models import League
 
 WEB_STATES = ("on", "off", "regenerate")
+
+
+class HideTokenQueries(logging.Filter):
+    """aiosqlite logs each query with its arguments (at DEBUG): a query of a league's token
+    is logged without them, so a token never reaches a log."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if "web_token" in message:
+            record.msg, record.args = message.split("web_token")[0] + "web_token ... (hidden)", ()
+        return True
+
+
+logging.getLogger("aiosqlite").addFilter(HideTokenQueries())
 
 
 def new_token() -> str:

@@ -75,7 +75,7 @@ async def filled(tmp_path: Path) -> Filled:
     store = SqliteStore(path)
     await store.open()
     try:
-        users = [1001, 1002, 1003]
+        users = [310_000_000_000_000_001, 310_000_000_000_000_002, 310_000_000_000_000_003]
         first = await store.create_league(GUILD, "Sunday Cup", "waddington", "w", [10, 8, 6], None)
         for user, name, colour in zip(
             users, ["Ana", "Bo", EVIL], ["red", "blue", None], strict=True
@@ -84,7 +84,8 @@ async def filled(tmp_path: Path) -> Filled:
         one, two, three = await store.members(first.id)
         for n, venue in ((1, "Monza"), (2, "Spa")):
             await store.set_round(first, n, venue, None)
-        # Ana and Bo level on points: Ana ahead on countback (a win to none)
+        # All three on 16 points: Bo ahead of the third on countback (a win to none), Ana
+        # ahead of Bo by the earlier result (1st to 3rd in round 1).
         await store.record_round(
             first,
             await store.get_round(first, 1),
@@ -93,7 +94,7 @@ async def filled(tmp_path: Path) -> Filled:
         await store.record_round(
             first,
             await store.get_round(first, 2),
-            [(three.id, 1, "finished"), (two.id, 2, "finished"), (one.id, 3, "retired")],
+            [(two.id, 1, "finished"), (three.id, 2, "finished"), (one.id, 3, "retired")],
         )
         first = await store.close_season(first)
         league = await store.create_league(GUILD, "Sunday Cup", "waddington", "w", [10, 8, 6], None)
@@ -113,6 +114,9 @@ async def filled(tmp_path: Path) -> Filled:
             await store.get_round(private, 1),
             [((await store.members(private.id))[0].id, 1, "finished")],
         )
+        # Public once, then private again: its token exists but shows nothing.
+        await store.set_web(private, "on")
+        private = await store.set_web(private, "off")
         return Filled(path, league, first, private, game_id, [m.id for m in members], users)
     finally:
         await store.close()
