@@ -227,7 +227,9 @@ def _guard(limit: RateLimit) -> Any:
         """The rate limit first; then any error as its small page: 4xx as they are (the
         404 is one page whatever was not found), a fault of the database 503, anything
         else 500 with the traceback in the log only."""
-        wait = limit.take(request.remote or "")
+        # (The stylesheets and the script are not counted: a page brings three along.)
+        static = request.path.startswith("/static/")
+        wait = 0.0 if static else limit.take(request.remote or "")
         if wait:
             return error_page(request, 429, **{"Retry-After": RateLimit.retry_after(wait)})
         try:

@@ -100,7 +100,9 @@ def tie_break_text(tie: TieBreak, names: dict[str, str], rows: dict[str, int]) -
     pts = f"{tie.points} pts each"
     if tie.rule == "countback" and tie.place is not None and tie.counts is not None:
         a, b = tie.counts
-        what = "wins" if tie.place == 1 else f"{ordinal(tie.place)} places"
+        what = ("win" if tie.place == 1 else f"{ordinal(tie.place)} place") + (
+            "" if a == 1 else "s"
+        )
         return f"{ahead} ahead of {behind} ({pts}) on countback: {a} {what} to {b}"
     if tie.rule == "earlier" and tie.places is not None:
         a_place, b_place = (ordinal(p) if p else "no place" for p in tie.places)

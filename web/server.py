@@ -14,7 +14,7 @@ from aiohttp import web
 
 from store import Store, open_store
 from web.app import SITE_KEY, make_app
-from web.security import RedactedAccessLogger
+from web.security import RateLimit, RedactedAccessLogger
 
 log = logging.getLogger("paddock.web")
 
@@ -43,7 +43,12 @@ def base_url_for(base_url: str | None, port: int) -> str:
 
 
 async def start_site(
-    source: Any, *, host: str, port: int, base_url: str | None = None
+    source: Any,
+    *,
+    host: str,
+    port: int,
+    base_url: str | None = None,
+    rate_limit: RateLimit | None = None,
 ) -> RunningSite:
     """Open `source` (settings, a URL or a SQLite path) read-only and serve the site on
     host:port (port 0: any free port). Raises StoreUnavailable for a database that cannot
@@ -51,7 +56,8 @@ async def start_site(
     store = open_store(source, read_only=True)
     await store.open(run_migrations=False)
     try:
-        runner = web.AppRunner(make_app(store, base_url_for(base_url, port)), **runner_options())
+        app = make_app(store, base_url_for(base_url, port), rate_limit=rate_limit)
+        runner = web.AppRunner(app, **runner_options())
         await runner.setup()
         try:
             site = web.TCPSite(runner, host, port)

@@ -86,7 +86,7 @@ async def test_an_earlier_season_shows_its_standings_and_its_tie_breaks(
     assert "(closed)" in html
     assert "Ana ahead of Bo (16 pts each) by the earlier result: 1st to 3rd in round 1" in html
     assert (
-        "Bo ahead of &lt;script&gt;alert(1)&lt;/script&gt; (16 pts each) on countback: 1 wins to 0"
+        "Bo ahead of &lt;script&gt;alert(1)&lt;/script&gt; (16 pts each) on countback: 1 win to 0"
         in html
     )
     assert "Spa" in html and "Monza" in html
