@@ -380,6 +380,7 @@ ADMIN_COMMANDS = {
     "admin-role",
     "home",
     "race-settings",
+    "web",
 }
 
 
