@@ -1,4 +1,4 @@
-"""`paddock` command line: run, demo, migrate, simulate, verify, copy-db, bench."""
+"""`paddock` command line: run, web, demo, migrate, simulate, verify, copy-db, bench."""
 
 from __future__ import annotations
 
@@ -150,6 +150,34 @@ def cmd_run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    return 0
+
+
+def cmd_web(args: argparse.Namespace) -> int:
+    """The league site alone, reading the bot's database (read-only) until stopped."""
+    from web.server import serve
+
+    try:
+        settings = load_settings()
+    except MissingSetting as exc:
+        print(exc.code, file=sys.stderr)
+        return 2
+    source = _db(args, settings)
+    port = args.port if args.port is not None else settings.web_port or DEFAULT_WEB_PORT
+    host = args.host or settings.web_host
+    if not 0 <= port <= 65535:
+        print("web: --port takes 0 to 65535", file=sys.stderr)
+        return 2
+    setup_logging(settings.log_level)
+    try:
+        asyncio.run(serve(source, host=host, port=port, base_url=settings.web_base_url))
+    except _store_errors() as exc:
+        return _store_failed(source, exc)
+    except OSError as exc:
+        print(f"paddock: the league site cannot listen on {host}:{port}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        pass
     return 0
 
 
@@ -361,6 +389,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+DEFAULT_WEB_PORT = 8080
 DB_URL_HELP = "postgresql://user@host/db (default: PADDOCK_DATABASE_URL; --db wins over it)"
 
 
@@ -411,6 +440,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=2026, help="the championship's seed")
     p.add_argument("--rounds", type=int, default=3, help="league rounds to race")
     p.set_defaults(func=cmd_demo)
+
+    p = command(
+        "web",
+        "serve the league site alone (read-only)",
+        "Serve the league site (leagues whose admins ran `/league-admin web state:on`) from "
+        "the bot's database, opened read-only; links use PADDOCK_WEB_BASE_URL.",
+    )
+    p.add_argument("--db", help="SQLite file (default: PADDOCK_DB_PATH or paddock.db)")
+    p.add_argument("--db-url", help=DB_URL_HELP)
+    p.add_argument(
+        "--host", help="the address to listen on (default: PADDOCK_WEB_HOST or 127.0.0.1)"
+    )
+    p.add_argument(
+        "--port",
+        type=int,
+        help=f"the port (default: PADDOCK_WEB_PORT or {DEFAULT_WEB_PORT}; 0: any free port)",
+    )
+    p.set_defaults(func=cmd_web)
 
     p = command(
         "migrate",

@@ -6,7 +6,7 @@ import asyncio
 import logging
 import os
 import signal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -21,7 +21,10 @@ from bot.threads import tune_switch_interval
 from bot.timers import TimerManager
 from renderer.boards import warm_all
 from rules.base import specs
-from store import Store, open_store
+from store import Store, StoreUnavailable, open_store
+
+if TYPE_CHECKING:
+    from web.server import RunningSite
 
 log = logging.getLogger("paddock")
 
@@ -87,6 +90,7 @@ class PaddockBot(commands.Bot):
         if fault:  # fault injection for the crash tests: "point" or "point:seq"
             self.table.core.fault = _killer(fault)
         self.images_warm: asyncio.Task[None] | None = None
+        self.site: RunningSite | None = None  # the league site, with PADDOCK_WEB_PORT
 
     async def setup_hook(self) -> None:
         applied = await self.store.open()
@@ -101,6 +105,30 @@ class PaddockBot(commands.Bot):
         self.images_warm = asyncio.create_task(self._warm_images(), name="paddock-warm-images")
         if self.settings.sync_commands:
             await self.sync_commands()
+        if self.settings.web_port:
+            await self._start_site()
+
+    async def _start_site(self) -> None:
+        """The league site beside the bot, on a read-only store of its own. A site that
+        cannot start is one ERROR line: the bot's races go on without it."""
+        from web.server import start_site
+
+        settings = self.settings
+        assert settings.web_port is not None
+        try:
+            self.site = await start_site(
+                settings,
+                host=settings.web_host,
+                port=settings.web_port,
+                base_url=settings.web_base_url,
+            )
+        except (OSError, StoreUnavailable) as exc:
+            log.error(
+                "the league site cannot start on %s:%s: %s",
+                settings.web_host,
+                settings.web_port,
+                exc,
+            )
 
     async def _warm_images(self) -> None:
         await asyncio.to_thread(warm_all)
@@ -130,6 +158,9 @@ class PaddockBot(commands.Bot):
         if self.images_warm is not None:
             self.images_warm.cancel()
         await self.timers.stop()
+        if self.site is not None:
+            site, self.site = self.site, None
+            await site.close()
         await super().close()
         await self.store.close()
 

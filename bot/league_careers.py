@@ -5,7 +5,7 @@ and the careers' own line): gathered from the store, worked out by the rules
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
 from bot.league_tables import league_points_table, standings_report
@@ -19,7 +19,7 @@ from rules.championship import (
     season_figures,
 )
 from rules.ratings import RacePlaces, Rating, rate
-from store import FinishedPlacing, Store
+from store import FinishedPlacing, League, Store
 
 Ratings = dict[str, dict[int, Rating]]  # by game, by user
 
@@ -45,11 +45,20 @@ async def server_ratings(store: Store, guild_id: int) -> Ratings:
     return await asyncio.to_thread(lambda: {k: rate(races) for k, races in by_game.items()})
 
 
-async def career_seasons(store: Store, guild_id: int, user_id: int) -> list[CareerSeason]:
-    """The user's seasons on this server, by game, league and season. A title: first in
-    the standings of a season that is closed or wrapped up."""
+async def career_seasons(
+    store: Store,
+    guild_id: int,
+    user_id: int,
+    *,
+    only: Callable[[League], Awaitable[bool]] | None = None,
+) -> list[CareerSeason]:
+    """The user's seasons on this server, by game, league and season (`only`: those of
+    the leagues it keeps, e.g. the public ones on the site). A title: first in the standings
+    of a season that is closed or wrapped up."""
     out = []
     for league in await store.driver_leagues(guild_id, user_id):
+        if only is not None and not await only(league):
+            continue
         report = await standings_report(store, league)
         member = next(
             (k for k, m in report.members.items() if m.user_id == user_id), None

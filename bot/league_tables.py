@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.components import in_code, shown
 from renderer.common import counted
 from renderer.standings import StandingsLine, render_standings
 from rules.championship import PointsTable, RoundResult, StandingRow, game_kinds, standings
 from rules.errors import PaddockError
 from store import League, Member, Round, Store
+from store.errors import in_code, shown
 
 
 @dataclass

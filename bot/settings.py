@@ -45,7 +45,35 @@ class Settings(BaseSettings):
         default=None, description="This process's shards: a range and/or list, e.g. 0-3 or 0,2"
     )
 
-    @field_validator("shard_count", "shard_ids", mode="before")
+    # The league site (web/): served by `paddock run` too when web_port is set, or alone by
+    # `paddock web`; web_base_url is the public address its links use.
+    web_port: int | None = Field(
+        default=None, ge=1, le=65535, description="Serve the league site on this port"
+    )
+    web_host: str = Field(default="127.0.0.1", description="The address the site listens on")
+    web_base_url: str | None = Field(
+        default=None,
+        description="The site's public address for links (default http://127.0.0.1:PORT)",
+    )
+
+    @field_validator("web_base_url", mode="before")
+    @classmethod
+    def _base_url(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = value.strip().rstrip("/")
+            if value and not value.startswith(("http://", "https://")):
+                raise ValueError(f"{value!r} is not an http:// or https:// address")
+        return value or None
+
+    @property
+    def web_url(self) -> str | None:
+        """The site's public address (no trailing slash), or None when no site is known:
+        neither PADDOCK_WEB_BASE_URL nor PADDOCK_WEB_PORT is set."""
+        if self.web_base_url:
+            return self.web_base_url
+        return f"http://127.0.0.1:{self.web_port}" if self.web_port else None
+
+    @field_validator("shard_count", "shard_ids", "web_port", mode="before")
     @classmethod
     def _empty_is_unset(cls, value: Any) -> Any:
         # `PADDOCK_SHARD_IDS=` in .env means "not set", not an error.

@@ -59,6 +59,7 @@ class CareerStore(AvailabilityStore):
             " AND NOT EXISTS (SELECT 1 FROM game_placings p WHERE p.game_id = g.id)",
             guild_id,
         )
+        rows: list[tuple[int, int, int | None, str]] = []
         if missing:
             # Parsing final states is the rules' work: off the event loop.
             rows = await asyncio.to_thread(_classified, [dict(r) for r in missing])
@@ -71,7 +72,7 @@ class CareerStore(AvailabilityStore):
                     rows,
                 )
 
-            if rows:
+            if rows and not getattr(self, "read_only", False):
                 await self._transact(keep)
         found = await self._all(
             "SELECT g.id AS game_id, g.kind, g.league_id, p.seat, p.place, p.status,"
@@ -83,9 +84,58 @@ class CareerStore(AvailabilityStore):
             " ORDER BY s.updated_at, g.id, p.place IS NULL, p.place, p.seat",
             guild_id,
         )
-        return [
+        placings = [
             FinishedPlacing.model_validate({**dict(r), "robot": bool(r["robot"])}) for r in found
         ]
+        if rows and getattr(self, "read_only", False):
+            placings = await self._with_unkept(guild_id, placings, rows)
+        return placings
+
+    async def _with_unkept(
+        self,
+        guild_id: int,
+        kept: list[FinishedPlacing],
+        rows: list[tuple[int, int, int | None, str]],
+    ) -> list[FinishedPlacing]:
+        """A read-only store (the league site) keeps no classification: those it worked out
+        join the kept ones here, in the same order (games as they finished, seats by
+        place)."""
+        order = await self._all(
+            "SELECT g.id, g.league_id, g.kind, t.seat, t.user_id, t.robot FROM games g"
+            " JOIN game_snapshots s ON s.game_id = g.id"
+            " JOIN game_seats t ON t.game_id = g.id"
+            " WHERE g.guild_id = ? AND g.status = 'finished' ORDER BY s.updated_at, g.id",
+            guild_id,
+        )
+        rank: dict[int, int] = {}
+        seats: dict[tuple[int, int], Any] = {}
+        for r in order:
+            rank.setdefault(r["id"], len(rank))
+            seats[(r["id"], r["seat"])] = r
+        placed = {(g, seat): (place, status) for g, seat, place, status in rows}
+        extra = [
+            FinishedPlacing(
+                game_id=g,
+                kind=seats[(g, seat)]["kind"],
+                league_id=seats[(g, seat)]["league_id"],
+                seat=seat,
+                user_id=seats[(g, seat)]["user_id"],
+                robot=bool(seats[(g, seat)]["robot"]),
+                place=place,
+                status=status,
+            )
+            for (g, seat), (place, status) in placed.items()
+            if (g, seat) in seats
+        ]
+        return sorted(
+            kept + extra,
+            key=lambda p: (
+                rank.get(p.game_id, -1),
+                p.place is None,
+                p.place or 0,
+                p.seat,
+            ),
+        )
 
 
 def _classified(games: list[dict[str, Any]]) -> list[tuple[int, int, int | None, str]]:

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterat
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Self, TypeVar
+from urllib.parse import quote
 
 import aiosqlite
 
@@ -55,8 +56,12 @@ class SqliteConnection(Backend):
         migrations_dir: Path | None = None,
         *,
         busy_timeout: float = 5.0,
+        read_only: bool = False,
     ) -> None:
         self.path = str(path)
+        # Read-only (the league site): the file opened with `mode=ro`, so no statement of
+        # this process can change it; no migration, and a database that is behind refused.
+        self.read_only = read_only
         self.migrations_dir = migrations_dir or migrate.MIGRATIONS_DIR
         self.busy_timeout = busy_timeout  # seconds to wait for another process's lock
         self._conn: aiosqlite.Connection | None = None
@@ -74,6 +79,10 @@ class SqliteConnection(Backend):
         conn = await self._connect()
         try:
             conn.row_factory = sqlite3.Row
+            if self.read_only:
+                await self._check_migrated(conn)
+                self._conn = conn
+                return []
             await self._wal(conn)
             await conn.execute("PRAGMA foreign_keys=ON")
             await conn.execute("PRAGMA synchronous=NORMAL")
@@ -105,6 +114,13 @@ class SqliteConnection(Backend):
             raise
 
     async def _connect(self) -> aiosqlite.Connection:
+        if self.read_only:
+            if self.path == ":memory:" or not Path(self.path).is_file():
+                raise StoreUnavailable(self.path, "no database file to read")
+            # A URI, so that SQLite itself refuses every write on this connection.
+            uri = f"file:{quote(str(Path(self.path).resolve()))}?mode=ro"
+            conn = aiosqlite.connect(uri, uri=True, isolation_level=None, timeout=self.busy_timeout)
+            return await self._opened(conn)
         if self.path != ":memory:":
             try:
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
@@ -113,6 +129,9 @@ class SqliteConnection(Backend):
         # `timeout` is SQLite's busy timeout, set at connect: every statement (the
         # migrations' BEGIN IMMEDIATE among them) waits that long for another process's lock.
         conn = aiosqlite.connect(self.path, isolation_level=None, timeout=self.busy_timeout)
+        return await self._opened(conn)
+
+    async def _opened(self, conn: aiosqlite.Connection) -> aiosqlite.Connection:
         try:
             return await conn
         except BaseException as exc:

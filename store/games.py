@@ -14,11 +14,11 @@ from __future__ import annotations
 import json
 from typing import Any, NamedTuple
 
-from store.careers import CareerStore
 from store.dialect import Row, Tx, now, shard_filter
 from store.errors import LeagueError, NotFound, Repeated, StaleState
 from store.models import ActionRecord, GameRecord, Once, Seat, Shards, Timer, TimerSpec
 from store.protocol import Placings
+from store.sites import SiteStore
 
 _GAME_COLUMNS = (
     "g.id, g.kind, g.guild_id, g.channel_id, g.thread_id, g.status_message_id, g.league_id,"
@@ -72,7 +72,7 @@ class Append(NamedTuple):  # (not a frozen dataclass: ~4x slower to make, on eve
     timers: list[TimerSpec] | None
 
 
-class GameStore(CareerStore):
+class GameStore(SiteStore):
     # Locks -----------------------------------------------------------------------------
 
     async def _lock_game(self, tx: Tx, game_id: int) -> None:

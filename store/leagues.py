@@ -122,16 +122,23 @@ class LeagueStore(Backend):
                     prev.id,
                 )
                 # ... its home (the channel, the drivers' role, the time zone), its race
-                # settings, its away allowance and policy.
+                # settings, its away allowance and policy, and its site's address (moved:
+                # the token is unique, and names the latest season; store.sites).
+                await tx.execute(
+                    "UPDATE leagues SET web_token = NULL, web_on = 0 WHERE id = ?", prev.id
+                )
                 await tx.execute(
                     "UPDATE leagues SET channel_id = ?, role_id = ?, timezone = ?,"
-                    " race_settings = ?, away_days = ?, away_policy = ? WHERE id = ?",
+                    " race_settings = ?, away_days = ?, away_policy = ?, web_token = ?,"
+                    " web_on = ? WHERE id = ?",
                     prev.channel_id,
                     prev.role_id,
                     prev.timezone,
                     json.dumps(prev.race_settings),
                     prev.away_days,
                     prev.away_policy,
+                    prev.web_token,
+                    int(prev.web_on),
                     league_id,
                 )
             return league_id

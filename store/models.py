@@ -28,6 +28,8 @@ class League(BaseModel):
     away_days: int = 14  # away days a member may take in a season
     away_policy: str = "wait"  # while away: 'wait' (their clock waits) or 'robot' (decides)
     wrapped_at: str | None = None  # when its season's wrap-up was posted (once)
+    web_token: str | None = None  # its site's address (store.sites); secret until shared
+    web_on: bool = False  # its site is public
 
     @property
     def is_open(self) -> bool:

@@ -128,8 +128,12 @@ class PostgresConnection(Backend):
         timeout: float = 10.0,
         lock_timeout: float = 5.0,
         command_timeout: float = 60.0,
+        read_only: bool = False,
     ) -> None:
         self.url = url
+        # Read-only (the league site): every transaction of its connections is READ ONLY,
+        # so the server refuses any write; no migration, a database that is behind refused.
+        self.read_only = read_only
         self.path = redacted(url)  # the name the StoreUnavailable messages give
         self.migrations_dir = migrations_dir or postgres_migrate.migrations_dir()
         self.pool_size = pool_size
@@ -153,6 +157,9 @@ class PostgresConnection(Backend):
             # every commit, put `?synchronous_commit=on` in the URL.
             "synchronous_commit": "off",
         }
+        if self.read_only:
+            ours["default_transaction_read_only"] = "on"
+            given.discard("default_transaction_read_only")  # never writable, whatever the URL
         return {k: v for k, v in ours.items() if k not in given}
 
     async def open(self, *, run_migrations: bool = True) -> list[str]:
@@ -173,7 +180,7 @@ class PostgresConnection(Backend):
             )
         try:
             self._pool = pool
-            if not run_migrations:
+            if not run_migrations or self.read_only:
                 await self._check_migrated()
                 return []
             applied = await self.migrate()

@@ -217,6 +217,16 @@ class Store(Protocol):
         """Every seat of every finished game here, games in the order they finished."""
         ...
 
+    # The league site (store.sites) -----------------------------------------------------
+
+    async def set_web(self, league: League, state: str) -> League:
+        """`on`, `off` or `regenerate` (a new token: the old address stops working)."""
+        ...
+
+    async def league_by_web_token(self, token: str) -> League | None:
+        """The league whose site is on at that token (None: wrong, off or missing alike)."""
+        ...
+
     # Games -----------------------------------------------------------------------------
 
     async def create_game(

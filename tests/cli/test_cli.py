@@ -322,7 +322,7 @@ def test_a_failing_migration_is_one_line_and_keeps_the_previous_version(
 
 
 def test_every_subcommand_help_says_what_it_does_and_its_defaults(capsys) -> None:
-    for command in ("run", "demo", "migrate", "simulate", "verify", "copy-db", "bench"):
+    for command in ("run", "web", "demo", "migrate", "simulate", "verify", "copy-db", "bench"):
         with pytest.raises(SystemExit):
             main([command, "--help"])
         text = capsys.readouterr().out

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("bot", "rules", "renderer", "store", "paddock_tools")
-RUNTIME = ("bot", "rules", "renderer", "store")  # what `paddock run` loads
+PACKAGES = ("bot", "rules", "renderer", "store", "web", "paddock_tools")
+RUNTIME = ("bot", "rules", "renderer", "store", "web")  # what `paddock run` loads
 TOOLS = "paddock_tools"
 
 

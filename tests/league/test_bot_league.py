@@ -380,6 +380,7 @@ ADMIN_COMMANDS = {
     "admin-role",
     "setup",
     "race-settings",
+    "web",
 }
 
 

@@ -112,6 +112,7 @@ async def test_migrations_apply_once_and_are_recorded(backend_url: str) -> None:
         (10, "season_runner"),
         (11, "careers"),
         (12, "availability"),
+        (13, "league_site"),
     ]
     if kind(backend_url) == "sqlite":
         assert (await query(backend_url, "PRAGMA journal_mode"))[0][0] == "wal"

@@ -1,7 +1,7 @@
 """`/league-admin`: the admin tools (calendar, results, members, points, robots, archiving,
-closing a season, the admin role), a group Discord shows only to members with Manage Server,
-whose commands still check the permission or the league admin role themselves. Closing a
-season and removing a driver ask to confirm with a button."""
+the league's site, closing a season, the admin role), a group Discord shows only to members
+with Manage Server, whose commands still check the permission or the league admin role
+themselves. Closing a season and removing a driver ask to confirm with a button."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from bot.cogs.league.common import (
 )
 from bot.cogs.league.home import check_channel, check_role, events_note, home_answer
 from bot.components import INVALID_BUTTON, button, in_code, shown, view_of
+from bot.league_site import web_answer
 from bot.league_tables import standings_report
 from bot.league_wrapup import wrap_up
 from bot.posting import defer, edit_source, result, think
@@ -544,6 +545,34 @@ class LeagueAdminCog(LeagueBase):
         await result(
             interaction,
             f"**{shown(updated.label)}**: {_away_rule(updated)}.",
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    @admin.command(name="web", description="The league's public pages: on, off, a new address")
+    @app_commands.describe(
+        state="on: public at an unguessable address; off: private; regenerate: a new address "
+        "(the old one stops working)"
+    )
+    @app_commands.choices(
+        state=[
+            app_commands.Choice(name="on: public pages at an unguessable address", value="on"),
+            app_commands.Choice(name="off: private (the address shows nothing)", value="off"),
+            app_commands.Choice(
+                name="regenerate: a new address, the old one revoked", value="regenerate"
+            ),
+        ]
+    )
+    @league_option
+    @league_admin
+    async def web(
+        self, interaction: discord.Interaction, league: str, state: app_commands.Choice[str]
+    ) -> None:
+        await think(interaction, ephemeral=True)  # the address is the admin's to share
+        found = await self._league(interaction, league)
+        updated = await self.store.set_web(found, state.value)
+        await result(
+            interaction,
+            web_answer(self.bot.settings, updated, state.value),
             allowed_mentions=discord.AllowedMentions.none(),
         )
 

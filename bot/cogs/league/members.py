@@ -16,6 +16,7 @@ from bot.autocomplete import league_option
 from bot.cogs.league.home import give_role, home_text
 from bot.components import INVALID_BUTTON, button, in_code, shown, view_of
 from bot.league_careers import career_of, server_ratings
+from bot.league_site import site_link
 from bot.league_tables import league_points_table, standings_report
 from bot.pages import DESCRIPTION, FIELD, MESSAGE, page_of, page_view, pages
 from bot.posting import result, think
@@ -211,6 +212,9 @@ class LeagueCog(LeagueBase):
         embed.add_field(name="Race threads", value=_archive_rule(found), inline=False)
         embed.add_field(name="Away", value=_away_rule(found), inline=False)
         embed.add_field(name="Home", value=home_text(found), inline=False)
+        if (link := await self._site_link(found)) is not None:
+            embed.url = link
+            embed.add_field(name="On the web", value=link, inline=False)
         drivers = pages(
             [
                 f"<@{m.user_id}> {shown(m.display_name)}" + (f" ({m.colour})" if m.colour else "")
@@ -223,6 +227,16 @@ class LeagueCog(LeagueBase):
             name=f"Drivers ({len(members)})", value=drivers[page] or "none yet", inline=False
         )
         return embed, page_view("league", found.id, "info", page, len(drivers))
+
+    async def _site_link(self, found: League) -> str | None:
+        """The league's site link, when the site's address is known and the league's site
+        is on (its latest season holds the switch)."""
+        if self.bot.settings.web_url is None:
+            return None
+        latest = (
+            found if found.web_token else await self.store.get_league(found.guild_id, found.name)
+        )
+        return site_link(self.bot.settings, latest, found.season)
 
     @league.command(name="calendar", description="A league's rounds")
     @league_option
@@ -273,6 +287,9 @@ class LeagueCog(LeagueBase):
         )
         embed.set_footer(text=report.subtitle())
         embed.set_image(url="attachment://standings.png")
+        if (link := await self._site_link(found)) is not None:
+            embed.url = link
+            embed.description = f"{embed.description}\n[On the web]({link})"
         await interaction.followup.send(
             embed=embed, file=discord.File(io.BytesIO(png), filename="standings.png")
         )

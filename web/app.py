@@ -1,0 +1,270 @@
+"""The league site as an aiohttp application: its routes, the pages rendered from Jinja2
+templates (autoescaped), and the one middleware that limits each client's rate and turns
+every error into a small HTML page (never a traceback).
+
+Routes (a league's address holds its token, `store.sites`):
+
+- `/l/{token}`: the league's home: standings, the season selector (`?season=N`), calendar
+  and results;
+- `/l/{token}/standings.png`: the standings image (the bot's), for Open Graph;
+- `/l/{token}/driver/{member_id}`: a driver's career on the server;
+- `/l/{token}/race/{game_id}` and `.../board.png`: a finished league race of the league;
+- `/static/site.css`, `/static/local-time.js`, `/static/colours.css`.
+
+A wrong token, a league whose site is off and one that does not exist answer the same 404.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import jinja2
+from aiohttp import web
+
+from renderer.common import PALETTE
+from store import League, Store, StoreUnavailable
+from web import league_data, race_data
+from web.security import RateLimit, add_headers, redact_logs
+
+log = logging.getLogger("paddock.web")
+
+TOKEN = r"[A-Za-z0-9_-]{8,64}"
+NUMBER = re.compile(r"[1-9][0-9]{0,8}")  # an id or a season in an address: no sign, no 0
+STATIC_TYPES = {"css": "text/css", "js": "text/javascript"}
+ERRORS = {
+    400: ("Bad request", "This address asks for something the site cannot read."),
+    404: ("Not found", "There is nothing at this address."),
+    405: ("Method not allowed", "This address only answers GET."),
+    429: ("Too many requests", "Slow down a little, then try again."),
+    500: ("Something went wrong", "The site could not show this page. Try again later."),
+    503: ("Unavailable", "The site cannot read its data right now. Try again later."),
+}
+
+SITE_KEY: web.AppKey[Site] = web.AppKey("site")
+
+
+@dataclass
+class Site:
+    store: Store
+    base_url: str  # public address, no trailing slash
+    env: jinja2.Environment
+    static: dict[str, tuple[bytes, str]]  # name -> (body, content type)
+
+
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("web", "templates"),
+        autoescape=True,  # every name a user typed is escaped
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def _colours_css() -> bytes:
+    """One class per car colour (`car-red`...): the page's swatches without inline style."""
+    lines = [f".car-{c.name}{{background:rgb{c.fill};color:rgb{c.text}}}" for c in PALETTE.values()]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _static() -> dict[str, tuple[bytes, str]]:
+    files = resources.files("web") / "static"
+    out = {
+        f.name: (f.read_bytes(), STATIC_TYPES[f.name.rsplit(".", 1)[-1]])
+        for f in files.iterdir()
+        if f.name.rsplit(".", 1)[-1] in STATIC_TYPES
+    }
+    out["colours.css"] = (_colours_css(), "text/css")
+    return out
+
+
+def _site(request: web.Request) -> Site:
+    return request.app[SITE_KEY]
+
+
+def page(request: web.Request, template: str, code: int = 200, **values: Any) -> web.Response:
+    site = _site(request)
+    html = site.env.get_template(template).render(**values)
+    return web.Response(
+        text=html,
+        status=code,
+        content_type="text/html",
+        charset="utf-8",
+        headers={"Cache-Control": "no-cache"},
+    )
+
+
+def error_page(request: web.Request, status: int, **headers: str) -> web.Response:
+    title, text = ERRORS.get(status, ERRORS[400])
+    response = page(request, "error.html", status, status=status, title=title, text=text)
+    response.headers.update(headers)
+    return response
+
+
+class NotFoundPage(web.HTTPNotFound):
+    """Raised for anything a visitor may not see: the middleware answers the one 404 page."""
+
+
+def _number(text: str) -> int:
+    if not NUMBER.fullmatch(text):
+        raise NotFoundPage()
+    return int(text)
+
+
+async def _league(request: web.Request) -> League:
+    """The league the address's token names, if its site is on; else the one 404."""
+    league = await _site(request).store.league_by_web_token(request.match_info["token"])
+    if league is None:
+        raise NotFoundPage()
+    return league
+
+
+async def _season(request: web.Request, latest: League) -> League:
+    """The season `?season=N` asks for (default: the latest); 400 if N is not a number,
+    404 if the league has no such season."""
+    asked = request.query.getall("season", [])
+    if not asked:
+        return latest
+    if len(asked) > 1 or not NUMBER.fullmatch(asked[0]):
+        raise web.HTTPBadRequest()
+    number = int(asked[0])
+    if number == latest.season:
+        return latest
+    for lg in await league_data.seasons_of(_site(request).store, latest):
+        if lg.season == number:
+            return lg
+    raise NotFoundPage()
+
+
+async def league_home(request: web.Request) -> web.Response:
+    latest = await _league(request)
+    shown = await _season(request, latest)
+    data = await league_data.league_page(_site(request).store, latest, shown)
+    base = f"/l/{latest.web_token}"
+    suffix = "" if shown.id == latest.id else f"?season={shown.season}"
+    return page(
+        request,
+        "league.html",
+        p=data,
+        base=base,
+        suffix=suffix,
+        og_url=_site(request).base_url + base + suffix,
+        og_image=f"{_site(request).base_url}{base}/standings.png{suffix}",
+    )
+
+
+async def standings_png(request: web.Request) -> web.Response:
+    latest = await _league(request)
+    shown = await _season(request, latest)
+    report = await league_data.standings_report(_site(request).store, shown)
+    png = await asyncio.to_thread(report.png)  # an image: off the event loop
+    return web.Response(body=png, content_type="image/png", headers={"Cache-Control": "max-age=60"})
+
+
+async def driver(request: web.Request) -> web.Response:
+    latest = await _league(request)
+    member_id = _number(request.match_info["member_id"])
+    store = _site(request).store
+    member = await league_data.find_member(store, latest, member_id)
+    if member is None:
+        raise NotFoundPage()
+    data = await league_data.driver_page(store, latest, member)
+    return page(request, "driver.html", p=data, base=f"/l/{latest.web_token}")
+
+
+async def _race(request: web.Request) -> tuple[League, Any]:
+    latest = await _league(request)
+    game_id = _number(request.match_info["game_id"])
+    store = _site(request).store
+    seasons = await league_data.seasons_of(store, latest)
+    game = await race_data.finished_race(store, seasons, game_id)
+    if game is None:
+        raise NotFoundPage()
+    season = next(s for s in seasons if s.id == game.league_id)
+    return latest, (season, game)
+
+
+async def race(request: web.Request) -> web.Response:
+    latest, (season, game) = await _race(request)
+    data = await race_data.race_page(_site(request).store, season, game)
+    base = f"/l/{latest.web_token}"
+    suffix = "" if season.id == latest.id else f"?season={season.season}"
+    return page(request, "race.html", p=data, base=base, suffix=suffix)
+
+
+async def race_board(request: web.Request) -> web.Response:
+    _, (_, game) = await _race(request)
+    png = await race_data.final_board(game)
+    if png is None:
+        raise NotFoundPage()
+    return web.Response(
+        body=png, content_type="image/png", headers={"Cache-Control": "max-age=3600"}
+    )
+
+
+async def static(request: web.Request) -> web.Response:
+    found = _site(request).static.get(request.match_info["name"])
+    if found is None:
+        raise NotFoundPage()
+    body, kind = found
+    return web.Response(
+        body=body, content_type=kind, charset="utf-8", headers={"Cache-Control": "max-age=3600"}
+    )
+
+
+async def robots(request: web.Request) -> web.Response:
+    return web.Response(text="User-agent: *\nDisallow: /\n", content_type="text/plain")
+
+
+def _guard(limit: RateLimit) -> Any:
+    @web.middleware
+    async def guard(request: web.Request, handler: Any) -> web.StreamResponse:
+        """The rate limit first; then any error as its small page: 4xx as they are (the
+        404 is one page whatever was not found), a fault of the database 503, anything
+        else 500 with the traceback in the log only."""
+        # (The stylesheets and the script are not counted: a page brings three along.)
+        static = request.path.startswith("/static/")
+        wait = 0.0 if static else limit.take(request.remote or "")
+        if wait:
+            return error_page(request, 429, **{"Retry-After": RateLimit.retry_after(wait)})
+        try:
+            return await handler(request)
+        except web.HTTPException as exc:
+            if exc.status < 400:
+                raise
+            status = exc.status if exc.status in ERRORS else 400
+            extra = {"Allow": exc.headers["Allow"]} if "Allow" in exc.headers else {}
+            return error_page(request, status, **extra)
+        except StoreUnavailable as exc:
+            log.error("league site: %s", exc)
+            return error_page(request, 503)
+        except Exception:
+            route = request.match_info.route.name or request.match_info.route.__class__.__name__
+            log.exception("league site: the %s page failed", route)  # (no path: no token)
+            return error_page(request, 500)
+
+    return guard
+
+
+def make_app(
+    store: Store, base_url: str, *, rate_limit: RateLimit | None = None
+) -> web.Application:
+    """The site over `store` (opened read-only by its caller), links made with `base_url`."""
+    redact_logs()
+    app = web.Application(middlewares=[_guard(rate_limit or RateLimit())])
+    app[SITE_KEY] = Site(store, base_url.rstrip("/"), _environment(), _static())
+    app.on_response_prepare.append(add_headers)
+    league = f"/l/{{token:{TOKEN}}}"
+    app.router.add_get(league, league_home, name="league")
+    app.router.add_get(league + "/standings.png", standings_png, name="standings")
+    app.router.add_get(league + "/driver/{member_id}", driver, name="driver")
+    app.router.add_get(league + "/race/{game_id}", race, name="race")
+    app.router.add_get(league + "/race/{game_id}/board.png", race_board, name="board")
+    app.router.add_get("/static/{name}", static, name="static")
+    app.router.add_get("/robots.txt", robots, name="robots")
+    return app

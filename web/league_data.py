@@ -1,0 +1,263 @@
+"""What a league's pages show, gathered from the store: its seasons, the standings (with the
+tie-breaks applied), the calendar, each round's result, and a driver's career on the server.
+
+Only what is public: display names, places and points; members are named by their member
+id in addresses, never by their Discord user id. A driver's career lists only the seasons
+of leagues whose own site is on (a private league stays private on every page).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from bot.league_careers import career_seasons, server_ratings
+from bot.league_tables import StandingsReport, league_points_table, standings_report
+from rules.championship import CareerTotals, TieBreak, career_totals, game_kinds, tie_breaks
+from store import League, Member, Store
+
+_ASCII_FOLD = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def same_name(a: str, b: str) -> bool:
+    """League names compared as the store does: without case, ASCII letters only."""
+    return a.translate(_ASCII_FOLD) == b.translate(_ASCII_FOLD)
+
+
+def ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def utc_iso(at: float) -> str:
+    return datetime.fromtimestamp(at, UTC).isoformat().replace("+00:00", "Z")
+
+
+def utc_text(at: float) -> str:
+    """The text a `<time>` shows without JavaScript (the script puts the visitor's own)."""
+    return datetime.fromtimestamp(at, UTC).strftime("%a %d %b %Y, %H:%M UTC")
+
+
+@dataclass
+class Row:
+    position: str  # "3" or "=3"
+    member_id: int
+    name: str
+    colour: str | None
+    points: int
+    wins: int
+    podiums: int
+    rounds: int
+    results: list[str]
+
+
+@dataclass
+class ResultLine:
+    place: str
+    member_id: int
+    name: str
+    status: str  # "" when finished
+    points: int
+
+
+@dataclass
+class CalendarRound:
+    number: int
+    name: str
+    scheduled: str | None
+    start_iso: str | None
+    start_text: str | None
+    done: bool
+    results: list[ResultLine] = field(default_factory=list)
+    game_id: int | None = None  # the finished league race that gave its result
+
+
+@dataclass
+class LeaguePage:
+    league: League  # the season shown
+    latest: League  # the league's latest season (its address)
+    seasons: list[int]  # every season of the league, newest first
+    game: str
+    title: str
+    subtitle: str
+    round_numbers: list[int]  # the rounds in the standings' result columns
+    rows: list[Row]
+    tie_breaks: list[str]
+    calendar: list[CalendarRound]
+
+
+async def seasons_of(store: Store, latest: League) -> list[League]:
+    """Every season of the league (the same name on the same server), newest first."""
+    leagues = await store.list_leagues(latest.guild_id, latest_only=False)
+    return sorted(
+        (lg for lg in leagues if same_name(lg.name, latest.name)),
+        key=lambda lg: -lg.season,
+    )
+
+
+def tie_break_text(tie: TieBreak, names: dict[str, str], rows: dict[str, int]) -> str:
+    ahead, behind = names[tie.ahead], names[tie.behind]
+    pts = f"{tie.points} pts each"
+    if tie.rule == "countback" and tie.place is not None and tie.counts is not None:
+        a, b = tie.counts
+        what = ("win" if tie.place == 1 else f"{ordinal(tie.place)} place") + (
+            "" if a == 1 else "s"
+        )
+        return f"{ahead} ahead of {behind} ({pts}) on countback: {a} {what} to {b}"
+    if tie.rule == "earlier" and tie.places is not None:
+        a_place, b_place = (ordinal(p) if p else "no place" for p in tie.places)
+        return (
+            f"{ahead} ahead of {behind} ({pts}) by the earlier result: "
+            f"{a_place} to {b_place} in round {tie.round}"
+        )
+    shared = ordinal(rows[tie.ahead])
+    return f"{ahead} and {behind} ({pts}) are level on everything: they share {shared}"
+
+
+def _rows(report: StandingsReport) -> list[Row]:
+    out = []
+    for row, line in zip(report.rows, report.lines, strict=True):
+        out.append(
+            Row(
+                position=f"={row.position}" if row.tied else str(row.position),
+                member_id=int(row.member),
+                name=line.name,
+                colour=line.colour,
+                points=line.points,
+                wins=line.wins,
+                podiums=line.podiums,
+                rounds=line.rounds,
+                results=line.results,
+            )
+        )
+    return out
+
+
+async def league_page(store: Store, latest: League, shown: League) -> LeaguePage:
+    report = await standings_report(store, shown)
+    rounds = await store.rounds(shown.id)
+    results = await store.results(shown.id)
+    members = {m.id: m for m in await store.members(shown.id)}
+    table = league_points_table(shown)
+    calendar = []
+    for rnd in rounds:
+        lines = []
+        game_id = None
+        for r in results:
+            if r.round_id != rnd.id:
+                continue
+            game_id = game_id or r.game_id
+            lines.append(
+                ResultLine(
+                    place=str(r.place) if r.place else "-",
+                    member_id=r.member_id,
+                    name=members[r.member_id].display_name,
+                    status="" if r.status in ("finished", "running") else r.status,
+                    points=table.points_for(r.place),
+                )
+            )
+        calendar.append(
+            CalendarRound(
+                number=rnd.number,
+                name=rnd.name,
+                scheduled=rnd.scheduled,
+                start_iso=utc_iso(rnd.starts_at) if rnd.starts_at else None,
+                start_text=utc_text(rnd.starts_at) if rnd.starts_at else None,
+                done=rnd.status == "done",
+                results=lines,
+                game_id=game_id,
+            )
+        )
+    names = {k: m.display_name for k, m in report.members.items()}
+    positions = {r.member: r.position for r in report.rows}
+    ties = [
+        tie_break_text(t, names, positions) for t in tie_breaks(report.rows, report.results, table)
+    ]
+    return LeaguePage(
+        league=shown,
+        latest=latest,
+        seasons=[lg.season for lg in await seasons_of(store, latest)],
+        game=game_kinds().get(shown.game, shown.game),
+        title=report.title(),
+        subtitle=report.subtitle(),
+        round_numbers=sorted({r.round for r in report.results}),
+        rows=_rows(report),
+        tie_breaks=ties,
+        calendar=calendar,
+    )
+
+
+@dataclass
+class CareerRow:
+    game: str
+    league: str
+    season: int
+    position: str
+    champion: bool
+    races: int
+    wins: int
+    podiums: int
+    points: int
+
+
+@dataclass
+class DriverPage:
+    name: str
+    league: League  # the league whose address the page is under
+    totals: list[tuple[str, CareerTotals]]  # (game title, totals)
+    seasons: list[CareerRow]
+    ratings: list[tuple[str, str]]  # (game title, rating text)
+
+
+async def find_member(store: Store, latest: League, member_id: int) -> Member | None:
+    """A member of one of the league's seasons (the newest season's row for their name)."""
+    for season in await seasons_of(store, latest):
+        for m in await store.members(season.id):
+            if m.id == member_id:
+                return m
+    return None
+
+
+async def _public(store: Store, league: League, cache: dict[str, bool]) -> bool:
+    """Whether the league's site is on (its latest season's switch)."""
+    key = league.name.translate(_ASCII_FOLD)
+    if key not in cache:
+        latest = await store.get_league(league.guild_id, league.name)
+        cache[key] = latest.web_on
+    return cache[key]
+
+
+async def driver_page(store: Store, latest: League, member: Member) -> DriverPage:
+    titles = game_kinds()
+    public: dict[str, bool] = {}
+
+    async def on_the_site(league: League) -> bool:
+        return await _public(store, league, public)
+
+    seasons = await career_seasons(store, latest.guild_id, member.user_id, only=on_the_site)
+    ratings = await server_ratings(store, latest.guild_id)
+    rated = [
+        (titles.get(game, game), f"{r.ordinal:.1f} ({r.races} rated races)")
+        for game, by_user in ratings.items()
+        if (r := by_user.get(member.user_id)) is not None
+    ]
+    return DriverPage(
+        name=member.display_name,
+        league=latest,
+        totals=[(titles.get(t.game, t.game), t) for t in career_totals(seasons)],
+        seasons=[
+            CareerRow(
+                game=titles.get(s.game, s.game),
+                league=s.league,
+                season=s.season,
+                position=ordinal(s.position) if s.position else "-",
+                champion=s.champion,
+                races=s.races,
+                wins=s.wins,
+                podiums=s.podiums,
+                points=s.points,
+            )
+            for s in seasons
+        ],
+        ratings=rated,
+    )

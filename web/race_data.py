@@ -1,0 +1,118 @@
+"""A finished league race's page: its classification, its log in words and its final board,
+only what its public thread showed (the event lines the thread was told, the board it was
+shown; never a hand, never a user id).
+
+The log is the game's action log replayed from its seed through its rules (what `/<game>
+log` does in bot/table/log.py), off the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from renderer.boards import board_renderers
+from rules.base import get_game
+from rules.championship import game_kinds
+from store import GameRecord, League, NotFound, Store
+
+
+@dataclass
+class Placed:
+    place: str
+    name: str
+    status: str  # "" when finished
+
+
+@dataclass
+class LogLine:
+    seq: int
+    who: str
+    text: str
+
+
+@dataclass
+class RacePage:
+    game: GameRecord
+    league: League
+    title: str
+    round_name: str | None
+    classification: list[Placed]
+    log: list[LogLine]
+    has_board: bool
+
+
+async def finished_race(store: Store, seasons: list[League], game_id: int) -> GameRecord | None:
+    """The game if it is a finished race of one of these seasons (else None: the same 404
+    for a game that is missing, of another league, or not finished)."""
+    try:
+        game = await store.load_game(game_id)
+    except NotFound:
+        return None
+    if game.status != "finished" or game.league_id not in {s.id for s in seasons}:
+        return None
+    if game.state_json is None:
+        return None
+    return game
+
+
+def _who(actor: str, names: dict[str, str]) -> str:
+    kind, _, user = actor.partition(":")
+    if actor in names:
+        return names[actor]
+    if kind in ("timeout", "autopilot") and user in names:
+        return f"{names[user]} ({'timed out' if kind == 'timeout' else kind})"
+    # Never the actor as stored: a person's is their Discord user id.
+    return {"robot": "robot", "forced": "forced", "bot": "the bot"}.get(kind, "a driver")
+
+
+async def race_page(store: Store, league: League, game: GameRecord) -> RacePage:
+    rules = get_game(game.kind)
+    seats = {s.seat: s for s in await store.seats(game.id)}
+    names = {str(s.user_id): s.name for s in seats.values() if s.user_id}
+    actions = await store.actions(game.id)
+    assert game.state_json is not None  # finished_race checked it
+
+    def replay() -> tuple[list[LogLine], list[Placed]]:
+        state = rules.new_game(game.seed, game.config)
+        lines = []
+        for done in actions:
+            state, events = rules.apply(state, rules.parse_action(done.action_json))
+            said = "; ".join(e.text for e in events if e.text) or "(no public effect)"
+            lines.append(LogLine(done.seq, _who(done.actor, names), said))
+        final = rules.load_state(game.state_json or "")
+        placed = [
+            Placed(
+                place=str(p.place),
+                name=seats[p.seat].name if p.seat in seats else f"car {p.seat + 1}",
+                status="" if p.status in ("running", "finished") else p.status,
+            )
+            for p in rules.classification(final)
+        ]
+        return lines, placed
+
+    log, placed = await asyncio.to_thread(replay)
+    round_name = None
+    if game.round_id is not None:
+        rnd = await store.round_by_id(game.round_id)
+        round_name = f"Round {rnd.number}: {rnd.name}"
+    return RacePage(
+        game=game,
+        league=league,
+        title=f"{league.name} - {game_kinds().get(game.kind, game.kind)} race #{game.id}",
+        round_name=round_name,
+        classification=placed,
+        log=log,
+        has_board=game.kind in board_renderers(),
+    )
+
+
+async def final_board(game: GameRecord) -> bytes | None:
+    """The board of the race's final state, as the thread was shown it (None: a game with
+    no board image)."""
+    render = board_renderers().get(game.kind)
+    if render is None or game.state_json is None:
+        return None
+    rules = get_game(game.kind)
+    state_json = game.state_json
+    return await asyncio.to_thread(lambda: render(rules.load_state(state_json)))
