@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 
 from bot.league_careers import career_seasons, server_ratings
 from bot.league_tables import StandingsReport, league_points_table, standings_report
+from renderer.common import counted
 from rules.championship import CareerTotals, TieBreak, career_totals, game_kinds, tie_breaks
 from store import League, Member, Store
 
@@ -237,7 +238,7 @@ async def driver_page(store: Store, latest: League, member: Member) -> DriverPag
     seasons = await career_seasons(store, latest.guild_id, member.user_id, only=on_the_site)
     ratings = await server_ratings(store, latest.guild_id)
     rated = [
-        (titles.get(game, game), f"{r.ordinal:.1f} ({r.races} rated races)")
+        (titles.get(game, game), f"{r.ordinal:.1f} ({counted(r.races, 'rated race')})")
         for game, by_user in ratings.items()
         if (r := by_user.get(member.user_id)) is not None
     ]
