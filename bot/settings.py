@@ -45,6 +45,14 @@ class Settings(BaseSettings):
         default=None, description="This process's shards: a range and/or list, e.g. 0-3 or 0,2"
     )
 
+    # Operators: /healthz and /metrics (bot/ops.py), served while the bot runs when set.
+    ops_port: int | None = Field(
+        default=None, ge=0, le=65535, description="Port of /healthz and /metrics (0: any free)"
+    )
+    ops_host: str = Field(
+        default="127.0.0.1", description="Address /healthz and /metrics listen on"
+    )
+
     @field_validator("shard_count", "shard_ids", mode="before")
     @classmethod
     def _empty_is_unset(cls, value: Any) -> Any:
