@@ -18,7 +18,6 @@ store/health.py) and each shard's gateway latency.
 
 from __future__ import annotations
 
-import asyncio
 import math
 import sqlite3
 import time
@@ -28,6 +27,7 @@ import discord
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from store.errors import MigrationError, StoreUnavailable
+from store.health import within
 
 if TYPE_CHECKING:
     from bot.client import PaddockBot
@@ -167,9 +167,7 @@ class Metrics:
         self._latencies(bot)
         areas = {kind: p.area for kind, p in bot.table.core.presenters.items()}
         try:
-            async with asyncio.timeout(SCRAPE_TIMEOUT):
-                games = await bot.store.games_active()
-                due = await bot.store.timers_due(bot.timers.clock())
+            games, due = await within(self._counts(bot), SCRAPE_TIMEOUT)
         except Exception as exc:
             self.games_active.clear()
             self.timers_due.set(math.nan)
@@ -184,6 +182,10 @@ class Metrics:
         for (kind, status), count in games.items():
             self.games_active.labels(areas.get(kind, kind), status).set(count)
         self.timers_due.set(due)
+
+    @staticmethod
+    async def _counts(bot: PaddockBot) -> tuple[dict[tuple[str, str], int], int]:
+        return await bot.store.games_active(), await bot.store.timers_due(bot.timers.clock())
 
     def _latencies(self, bot: PaddockBot) -> None:
         latencies = getattr(bot, "latencies", None)  # AutoShardedBot's, per shard

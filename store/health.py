@@ -5,12 +5,35 @@ status, timers by due time). Written once for both databases (store.dialect)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
 from store.dialect import Backend
 from store.errors import StoreUnavailable
 
+T = TypeVar("T")
+
 PING_TIMEOUT = 2.0  # seconds: a health check must answer before its prober gives up
 ACTIVE = ("lobby", "running")
+
+
+async def within(work: Coroutine[Any, Any, T], seconds: float) -> T:
+    """`work`'s result, or TimeoutError after `seconds` without waiting for the cancelled
+    work to wind up: asyncpg cancels a query through the server it is waiting for, which a
+    server that stopped answering may take its command timeout (a minute) to refuse."""
+    task = asyncio.ensure_future(work)
+    done, _ = await asyncio.wait({task}, timeout=seconds)
+    if not done:
+        task.cancel()
+        task.add_done_callback(_retrieved)
+        raise TimeoutError
+    return task.result()
+
+
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    # What a cancelled probe ended with is of no more use: not an asyncio warning either.
+    if not task.cancelled():
+        task.exception()
 
 
 class HealthStore(Backend):
@@ -18,8 +41,7 @@ class HealthStore(Backend):
         """One read of a Paddock table, or StoreUnavailable saying why not in one line: the
         store closed, the database unreachable, or no answer within `timeout` seconds."""
         try:
-            async with asyncio.timeout(timeout):
-                await self._val("SELECT 1 FROM schema_migrations LIMIT 1")
+            await within(self._val("SELECT 1 FROM schema_migrations LIMIT 1"), timeout)
         except TimeoutError:
             raise StoreUnavailable(self.path, f"no answer within {timeout:g} s") from None
         except RuntimeError as exc:  # the connection's own "the store is not open"
