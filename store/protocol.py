@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, Self, runtime_checkable
 
+from store.health import PING_TIMEOUT
 from store.models import (
     ActionRecord,
     AwayUse,
@@ -362,7 +363,7 @@ class Store(Protocol):
 
     # Operators (store.health: bot/ops.py's /healthz and /metrics) --------------------------
 
-    async def ping(self, timeout: float = ...) -> None:
+    async def ping(self, timeout: float = PING_TIMEOUT) -> None:
         """One quick read, or StoreUnavailable naming why not (closed, unreachable, no
         answer within `timeout` seconds)."""
         ...
