@@ -107,6 +107,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     import discord
 
     from bot.client import create_bot
+    from bot.ops import OpsUnavailable
 
     try:
         settings = load_settings()
@@ -136,6 +137,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         bot.run(token, log_handler=None)
     except _store_errors() as exc:
         return _store_failed(source, exc)
+    except OpsUnavailable as exc:
+        print(f"paddock: {exc}", file=sys.stderr)
+        return 2
     except discord.LoginFailure:
         print(
             "paddock: Discord refused PADDOCK_TOKEN; reset the token in the Developer "

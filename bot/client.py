@@ -6,6 +6,7 @@ import asyncio
 import logging
 import os
 import signal
+import sys
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -15,6 +16,8 @@ from discord.ext import commands
 from bot.components import Handler, PaddockButton
 from bot.errors import report_error
 from bot.memory import freeze_startup, tune_collector, tune_malloc
+from bot.metrics import Metrics
+from bot.ops import OpsServer
 from bot.settings import Settings
 from bot.table import Table
 from bot.threads import tune_switch_interval
@@ -82,8 +85,9 @@ class PaddockBot(commands.Bot):
         )
         self.settings = settings
         self.store = store or open_store(settings)
+        self.metrics = Metrics()  # this bot's own registry (bot/metrics.py)
         # With shards, the timers of this process's guilds only (the others wait for theirs).
-        self.timers = TimerManager(self, shards=settings.shards)
+        self.timers = TimerManager(self, shards=settings.shards, metrics=self.metrics)
         self.component_routes: dict[str, Handler] = {}
         self.table = Table(self)
         fault = os.environ.get("PADDOCK_FAULT")
@@ -91,6 +95,22 @@ class PaddockBot(commands.Bot):
             self.table.core.fault = _killer(fault)
         self.images_warm: asyncio.Task[None] | None = None
         self.site: RunningSite | None = None  # the league site, with PADDOCK_WEB_PORT
+        self.ops: OpsServer | None = None  # /healthz and /metrics, with PADDOCK_OPS_PORT
+
+    def dispatch(self, event_name: str, /, *args: Any, **kwargs: Any) -> None:
+        if event_name == "interaction":
+            # Called as the interaction arrives, before its handler's task first runs: its
+            # answer is timed from here (bot/metrics.py).
+            self.metrics.arrived(args[0])
+        super().dispatch(event_name, *args, **kwargs)
+
+    async def on_error(self, event_method: str, /, *args: Any, **kwargs: Any) -> None:
+        # An event handler failed (a timer's among them): a store error is counted, then
+        # logged as discord.py does.
+        error = sys.exc_info()[1]
+        if error is not None:
+            self.metrics.database_error(error)
+        await super().on_error(event_method, *args, **kwargs)
 
     async def setup_hook(self) -> None:
         applied = await self.store.open()
@@ -103,6 +123,9 @@ class PaddockBot(commands.Bot):
         # The first draw of each image kind builds fonts and static layers (up to a second);
         # do it now, off the event loop, rather than in a player's first move.
         self.images_warm = asyncio.create_task(self._warm_images(), name="paddock-warm-images")
+        if self.settings.ops_port is not None:
+            self.ops = OpsServer(self, self.settings.ops_host, self.settings.ops_port)
+            await self.ops.start()
         if self.settings.sync_commands:
             await self.sync_commands()
         if self.settings.web_port:
@@ -155,6 +178,8 @@ class PaddockBot(commands.Bot):
         await self.table.rounds.catch_up()
 
     async def close(self) -> None:
+        if self.ops is not None:
+            await self.ops.stop()
         if self.images_warm is not None:
             self.images_warm.cancel()
         await self.timers.stop()

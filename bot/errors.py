@@ -123,6 +123,9 @@ async def send_ephemeral(
 async def report_error(interaction: discord.Interaction, error: BaseException) -> None:
     message = user_message(error)
     original = getattr(error, "original", error)
+    metrics = getattr(interaction.client, "metrics", None)  # bot/metrics.py
+    if metrics is not None:
+        metrics.database_error(original)
     where = interaction.command.qualified_name if interaction.command else "component"
     if is_expired(original):
         # Discord gave up on this interaction (answered too late, or twice): a second

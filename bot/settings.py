@@ -73,7 +73,15 @@ class Settings(BaseSettings):
             return self.web_base_url
         return f"http://127.0.0.1:{self.web_port}" if self.web_port else None
 
-    @field_validator("shard_count", "shard_ids", "web_port", mode="before")
+    # Operators: /healthz and /metrics (bot/ops.py), served while the bot runs when set.
+    ops_port: int | None = Field(
+        default=None, ge=0, le=65535, description="Port of /healthz and /metrics (0: any free)"
+    )
+    ops_host: str = Field(
+        default="127.0.0.1", description="Address /healthz and /metrics listen on"
+    )
+
+    @field_validator("shard_count", "shard_ids", "web_port", "ops_port", mode="before")
     @classmethod
     def _empty_is_unset(cls, value: Any) -> Any:
         # `PADDOCK_SHARD_IDS=` in .env means "not set", not an error.

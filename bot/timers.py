@@ -27,6 +27,7 @@ from store.models import Shards, Timer
 
 if TYPE_CHECKING:
     from bot.client import PaddockBot
+    from bot.metrics import Metrics
 
 log = logging.getLogger("paddock.timers")
 
@@ -42,9 +43,11 @@ class TimerManager:
         clock: Callable[[], float] = time.time,
         *,
         shards: Shards | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.bot = bot
         self.clock = clock
+        self.metrics = metrics
         # None: every timer (one process, or every shard in this one).
         self.shards = None if shards is None or shards.everything else shards
         self._task: asyncio.Task[None] | None = None
@@ -53,6 +56,11 @@ class TimerManager:
     @property
     def max_sleep(self) -> float:
         return SHARED_SLEEP if getattr(self.bot.store, "shared", False) else MAX_SLEEP
+
+    @property
+    def alive(self) -> bool:
+        """The loop is running (a health check's question: a stopped loop fires nothing)."""
+        return self._task is not None and not self._task.done()
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._dispatch_loop(), name="paddock-timers")
@@ -110,11 +118,15 @@ class TimerManager:
                 await self._sleep(min(max(delay, CLAIM_RETRY), self.max_sleep))
         except asyncio.CancelledError:
             raise
-        except Exception:
+        except Exception as exc:
+            if self.metrics is not None:
+                self.metrics.database_error(exc)
             log.exception("timer loop stopped; restarting it")
             await asyncio.sleep(1)
             self._restart()
 
     def _fire(self, timer: Timer) -> None:
         log.info("timer %s (%s) is due", timer.id, timer.event)
+        if self.metrics is not None:
+            self.metrics.fired_late(self.clock() - timer.due_at)
         self.bot.dispatch(f"{timer.event}_timer_complete", timer)

@@ -1,6 +1,6 @@
 """The PostgreSQL store (asyncpg), for a bot that runs as several processes.
 
-`PostgresStore` is the store's one SQL (store.leagues, store.games) on the PostgreSQL
+`PostgresStore` is the store's one SQL (store.leagues, store.games, store.health) on the PostgreSQL
 connection (store.postgres_connection: the pool, migrations, faults, the dialect); only the
 append of actions is its own, one statement rather than five. Migrations are
 store/migrations/postgres/NNNN_name.sql.
@@ -13,6 +13,7 @@ import json
 from store.dialect import Tx
 from store.errors import NotFound
 from store.games import Append, GameStore
+from store.health import HealthStore
 from store.postgres_connection import PostgresConnection
 
 # The whole append in one statement once the game is locked (each statement is a round
@@ -45,7 +46,7 @@ SELECT count(*) FROM snap
 """
 
 
-class PostgresStore(GameStore, PostgresConnection):
+class PostgresStore(GameStore, HealthStore, PostgresConnection):
     """A pool of connections, one per transaction; the database's locks keep transactions
     apart, within a process and across processes.
 

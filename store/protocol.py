@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, Self, runtime_checkable
 
+from store.health import PING_TIMEOUT
 from store.models import (
     ActionRecord,
     AwayUse,
@@ -369,3 +370,18 @@ class Store(Protocol):
     async def replace_game_timers(self, game_id: int, timers: list[TimerSpec]) -> None: ...
 
     async def delete_game_timers(self, game_id: int) -> int: ...
+
+    # Operators (store.health: bot/ops.py's /healthz and /metrics) --------------------------
+
+    async def ping(self, timeout: float = PING_TIMEOUT) -> None:
+        """One quick read, or StoreUnavailable naming why not (closed, unreachable, no
+        answer within `timeout` seconds)."""
+        ...
+
+    async def games_active(self) -> dict[tuple[str, str], int]:
+        """{(kind, status): count} of the games in lobby or running."""
+        ...
+
+    async def timers_due(self, now: float) -> int:
+        """Timers due at `now` and not claimed yet, whatever their shard."""
+        ...

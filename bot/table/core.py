@@ -10,6 +10,7 @@ import asyncio
 import dataclasses
 import io
 import logging
+import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from bot.availability import EVERYONE_AVAILABLE, Drivers, of_settings
 from bot.components import INVALID_BUTTON, shown
 from bot.feed import Feed
 from bot.memory import TRIMMER
+from bot.metrics import observe_draw
 from bot.posting import PostChannel, not_posted
 from bot.presenter import Decision, Frame, Image, Loaded, Presenter
 from bot.threads import image_pool
@@ -64,7 +66,10 @@ async def draw(images: list[Image]) -> list[discord.File]:
     at once."""
 
     def one(image: Image) -> discord.File:
-        drawn = discord.File(io.BytesIO(image.draw()), filename=image.filename)
+        started = time.perf_counter()
+        png = image.draw()
+        observe_draw(image.filename, time.perf_counter() - started)
+        drawn = discord.File(io.BytesIO(png), filename=image.filename)
         TRIMMER.now_and_then()  # the memory a busy bot freed goes back (bot/memory.py)
         return drawn
 
