@@ -61,6 +61,8 @@ except in the cockpit, which draws one seat's `GAME.seat_view(state, seat)`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from renderer.rf90_base import (
     BADGE_PAD,
     BAND_H,
@@ -136,8 +138,10 @@ from renderer.rf90_track_layout import (
     traj_text,
     turn_cell_xy,
 )
+from rules.rf90.state import RF90State
 
 __all__ = [
+    "ACTIVATION_PICTURES",
     "BADGE_PAD",
     "BAND_H",
     "BAND_PX",
@@ -213,8 +217,23 @@ __all__ = [
     "traj_text",
     "turn_cell_xy",
     "warm_caches",
+    "activation_pictures",
     "weather_text",
 ]
+
+# The pictures of one section activation (or of the grid), in the order they are shown.
+ACTIVATION_PICTURES = ("track", "dashboards")
+
+
+def activation_pictures(state: RF90State, section: int | None) -> dict[str, Callable[[], bytes]]:
+    """What the thread shows of one section activation as it ended (`section`; None: the
+    grid, or the race as it stands): the track with that section lit, then the dashboards.
+    Named here once for the bot's thread (its presenter's `frame_images`) and the league
+    site's activation pages, so both show the same pictures; drawn when called."""
+    return {
+        "track": lambda: render_track(state, active_section=section),
+        "dashboards": lambda: render_dashboards(state),
+    }
 
 
 def warm_caches() -> None:

@@ -9,6 +9,10 @@ Routes (a league's address holds its token, `store.sites`):
 - `/l/{token}/standings.png`: the standings image (the bot's), for Open Graph;
 - `/l/{token}/driver/{member_id}`: a driver's career on the server;
 - `/l/{token}/race/{game_id}` and `.../board.png`: a finished league race of the league;
+  for Race! Formula 90 also `.../replay.webp` (the animated replay) and `.../step/{n}` (the
+  n-th picture of its thread: the grid, each section activation, the finish) with
+  `.../step/{n}.png` and `.../step/{n}/dashboards.png`; for Pit Formula `.../scoring/{n}.png`
+  (race n's scoring sheet) and `.../standings.png` (the final standings);
 - `/static/site.css`, `/static/local-time.js`, `/static/colours.css`.
 
 A wrong token, a league whose site is off and one that does not exist answer the same 404.
@@ -28,7 +32,7 @@ from aiohttp import web
 
 from renderer.common import PALETTE
 from store import League, Store, StoreUnavailable
-from web import league_data, race_data
+from web import league_data, race_data, race_media
 from web.security import RateLimit, add_headers, redact_logs
 
 log = logging.getLogger("paddock.web")
@@ -54,6 +58,7 @@ class Site:
     base_url: str  # public address, no trailing slash
     env: jinja2.Environment
     static: dict[str, tuple[bytes, str]]  # name -> (body, content type)
+    media: race_media.RaceMedia  # replayed races and drawn replays, by game id
 
 
 def _environment() -> jinja2.Environment:
@@ -191,20 +196,107 @@ async def _race(request: web.Request) -> tuple[League, Any]:
 
 async def race(request: web.Request) -> web.Response:
     latest, (season, game) = await _race(request)
-    data = await race_data.race_page(_site(request).store, season, game)
+    store = _site(request).store
+    data = await race_data.race_page(store, season, game)
     base = f"/l/{latest.web_token}"
     suffix = "" if season.id == latest.id else f"?season={season.season}"
-    return page(request, "race.html", p=data, base=base, suffix=suffix)
+    media = _site(request).media
+    steps = len(await media.rf90_steps(store, game)) if game.kind == "rf90" else 0
+    pit = await media.pit_races(store, game, await _names(store, game)) if game.kind == PIT else []
+    return page(request, "race.html", p=data, base=base, suffix=suffix, steps=steps, pit=pit)
+
+
+PIT = "pitformula"
+MAX_AGE = {"Cache-Control": "max-age=3600"}  # a finished race's pictures never change
+
+
+def _png(body: bytes | None) -> web.Response:
+    if body is None:
+        raise NotFoundPage()
+    return web.Response(body=body, content_type="image/png", headers=MAX_AGE)
+
+
+async def _names(store: Store, game: Any) -> dict[int, str]:
+    return {s.seat: s.name for s in await store.seats(game.id)}
 
 
 async def race_board(request: web.Request) -> web.Response:
     _, (_, game) = await _race(request)
-    png = await race_data.final_board(game)
-    if png is None:
+    return _png(await race_data.final_board(game))
+
+
+async def _rf90(request: web.Request) -> tuple[League, League, Any, list[race_media.Step]]:
+    """The RF90 race the address names (latest season, its season, the game) and its steps
+    (404 for any other game)."""
+    latest, (season, game) = await _race(request)
+    if game.kind != "rf90":
         raise NotFoundPage()
-    return web.Response(
-        body=png, content_type="image/png", headers={"Cache-Control": "max-age=3600"}
+    steps = await _site(request).media.rf90_steps(_site(request).store, game)
+    return latest, season, game, steps
+
+
+def _step_number(request: web.Request, steps: list[race_media.Step]) -> int:
+    n = _number(request.match_info["n"])
+    if n > len(steps):
+        raise NotFoundPage()
+    return n
+
+
+async def race_replay(request: web.Request) -> web.Response:
+    _, (_, game) = await _race(request)
+    if game.kind != "rf90":
+        raise NotFoundPage()
+    body = await _site(request).media.rf90_replay(_site(request).store, game)
+    if body is None:
+        raise NotFoundPage()
+    return web.Response(body=body, content_type="image/webp", headers=MAX_AGE)
+
+
+async def race_step(request: web.Request) -> web.Response:
+    latest, season, game, steps = await _rf90(request)
+    n = _step_number(request, steps)
+    base = f"/l/{latest.web_token}"
+    suffix = "" if season.id == latest.id else f"?season={season.season}"
+    return page(
+        request,
+        "step.html",
+        base=base,
+        suffix=suffix,
+        league=season,
+        game=game,
+        title=f"{season.name} - Race! Formula 90 race #{game.id}",
+        n=n,
+        count=len(steps),
+        step=steps[n - 1],
     )
+
+
+async def race_step_png(request: web.Request) -> web.Response:
+    *_, steps = await _rf90(request)
+    n = _step_number(request, steps)
+    picture = request.match_info.get("picture", "track")  # `.../step/{n}.png`: the track
+    return _png(await race_media.step_picture(steps[n - 1], picture))
+
+
+async def race_scoring(request: web.Request) -> web.Response:
+    _, (_, game) = await _race(request)
+    if game.kind != PIT:
+        raise NotFoundPage()
+    store = _site(request).store
+    names = await _names(store, game)
+    races = await _site(request).media.pit_races(store, game, names)
+    n = _number(request.match_info["n"])
+    if n > len(races):
+        raise NotFoundPage()
+    return _png(await race_media.scoring_picture(races[n - 1], names))
+
+
+async def race_standings(request: web.Request) -> web.Response:
+    _, (_, game) = await _race(request)
+    if game.kind != PIT or game.state_json is None:
+        raise NotFoundPage()
+    names = await _names(_site(request).store, game)
+    return _png(await race_media.pit_standings(game.state_json, names))
 
 
 async def static(request: web.Request) -> web.Response:
@@ -257,14 +349,25 @@ def make_app(
     """The site over `store` (opened read-only by its caller), links made with `base_url`."""
     redact_logs()
     app = web.Application(middlewares=[_guard(rate_limit or RateLimit())])
-    app[SITE_KEY] = Site(store, base_url.rstrip("/"), _environment(), _static())
+    app[SITE_KEY] = Site(
+        store, base_url.rstrip("/"), _environment(), _static(), race_media.RaceMedia()
+    )
     app.on_response_prepare.append(add_headers)
     league = f"/l/{{token:{TOKEN}}}"
     app.router.add_get(league, league_home, name="league")
     app.router.add_get(league + "/standings.png", standings_png, name="standings")
     app.router.add_get(league + "/driver/{member_id}", driver, name="driver")
     app.router.add_get(league + "/race/{game_id}", race, name="race")
-    app.router.add_get(league + "/race/{game_id}/board.png", race_board, name="board")
+    race_ = league + "/race/{game_id}"
+    app.router.add_get(race_ + "/board.png", race_board, name="board")
+    app.router.add_get(race_ + "/replay.webp", race_replay, name="replay")
+    app.router.add_get(race_ + "/step/{n:[0-9]+}", race_step, name="step")
+    app.router.add_get(race_ + "/step/{n:[0-9]+}.png", race_step_png, name="step-track")
+    app.router.add_get(
+        race_ + "/step/{n:[0-9]+}/{picture:[a-z]+}.png", race_step_png, name="step-picture"
+    )
+    app.router.add_get(race_ + "/scoring/{n:[0-9]+}.png", race_scoring, name="scoring")
+    app.router.add_get(race_ + "/standings.png", race_standings, name="race-standings")
     app.router.add_get("/static/{name}", static, name="static")
     app.router.add_get("/robots.txt", robots, name="robots")
     return app

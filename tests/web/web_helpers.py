@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from rules.base import get_game
 from store import League, Seat, SqliteStore
@@ -118,5 +119,72 @@ async def filled(tmp_path: Path) -> Filled:
         await store.set_web(private, "on")
         private = await store.set_web(private, "off")
         return Filled(path, league, first, private, game_id, [m.id for m in members], users)
+    finally:
+        await store.close()
+
+
+# Each game's robot race for the site: a short one (its simulation's options), two drivers.
+SHORT: dict[str, dict[str, Any]] = {"rf90": {"track": "barcelona"}, "waddington": {"laps": 1}}
+RACE_CONFIG: dict[str, dict[str, Any]] = {"rf90": {"race_turns": 3}, "pitformula": {"races": 2}}
+
+
+@dataclass
+class Raced:
+    path: Path
+    league: League
+    game_id: int
+    seats: list[str]  # the drivers' names, by seat
+
+
+async def league_race(tmp_path: Path, kind: str, seed: int) -> Raced:
+    """A league of `kind` with its site on and one round raced to the end by the robots
+    (every seat a driver's, stored as the bot stores a finished league race)."""
+    game = get_game(kind)
+    path = tmp_path / f"{kind}.db"
+    store = SqliteStore(path)
+    await store.open()
+    try:
+        league = await store.create_league(GUILD, f"{kind} cup", kind, kind[:1], [10, 8], None)
+        users = [320_000_000_000_000_001, 320_000_000_000_000_002]
+        names = ["Ana", "Bo"]
+        for user, name in zip(users, names, strict=True):
+            await store.join_league(league, user, name, None)
+        await store.set_round(league, 1, "Monza", None)
+        config = {
+            **game.simulation_config(players=2, **SHORT.get(kind, {})),
+            **RACE_CONFIG.get(kind, {}),
+        }
+        players = config.get("players")  # Pit Formula's is a number: crews are its seats
+        if isinstance(players, list):
+            for player, name in zip(players, names, strict=True):
+                player.update(name=name, robot=False)
+        state = game.new_game(seed, config)
+        first = state.model_dump_json()
+        actions = []
+        while not game.is_terminal(state):
+            seat = game.to_act(state)[0]
+            action = game.robot_action(state, seat)
+            state, _ = game.apply(state, action)
+            actions.append((str(users[seat]), action.model_dump_json(), False))
+        record = await store.create_game(
+            kind,
+            seed,
+            config,
+            first,
+            guild_id=GUILD,
+            channel_id=1,
+            league_id=league.id,
+            round_id=(await store.get_round(league, 1)).id,
+            seats=[
+                Seat(seat=i, user_id=u, name=n, robot=False)
+                for i, (u, n) in enumerate(zip(users, names, strict=True))
+            ],
+        )
+        placings = [(users[p.seat], p.place, p.status) for p in game.classification(state)]
+        await store.append_actions(
+            record.id, 0, actions, state.model_dump_json(), status="finished", results=placings
+        )
+        league = await store.set_web(league, "on")
+        return Raced(path, league, record.id, names)
     finally:
         await store.close()

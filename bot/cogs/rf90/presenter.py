@@ -29,11 +29,10 @@ from bot.presenter import (
 from bot.table import draw
 from bot.table.core import MENTION_NONE
 from renderer.rf90 import (
+    activation_pictures,
     render_classification,
     render_closeup,
     render_cockpit,
-    render_dashboards,
-    render_track,
 )
 from rules.errors import PaddockError
 from rules.rf90 import (
@@ -192,14 +191,11 @@ class RF90Presenter(Presenter[RF90State]):
         return new, events, frames
 
     def frame_images(self, loaded: Loaded[RF90State], frame: Frame[RF90State]) -> list[Image]:
-        state = frame.state
+        # the same pictures as the league site's activation pages (renderer.rf90)
         section = None if frame.label == GRID else frame.label
         return [
-            Image(
-                f"race{loaded.id}-track.png",
-                lambda: render_track(state, active_section=section),
-            ),
-            Image(f"race{loaded.id}-dashboards.png", lambda: render_dashboards(state)),
+            Image(f"race{loaded.id}-{name}.png", draw)
+            for name, draw in activation_pictures(frame.state, section).items()
         ]
 
     def frame_caption(self, frame: Frame[RF90State]) -> list[str]:
