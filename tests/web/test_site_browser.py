@@ -148,3 +148,32 @@ async def test_the_served_site_logs_requests_without_the_token(
     lines = [r.getMessage() for r in caplog.records if r.name == "aiohttp.access"]
     assert lines and all(" GET /l/… 200 " in line for line in lines)  # the site's own format
     assert all(str(data.league.web_token) not in line for line in lines)
+
+
+RACE_PAGES = {  # game -> (page name, address under the race, texts shown)
+    "rf90": [
+        ("rf90-race", "", ["Classification", "Replay", "The grid, then each activation"]),
+        ("rf90-step", "/step/2", ["Previous", "Next", "Back to the race"]),
+    ],
+    "pitformula": [("pit-race", "", ["Scoring", "Race 1", "Final standings", "Race log"])],
+}
+
+
+@pytest.mark.parametrize("kind", sorted(RACE_PAGES))
+async def test_a_race_page_of_each_game_reads_well_in_a_browser(
+    browser: Any, tmp_path: Path, kind: str
+) -> None:
+    from tests.web.web_helpers import league_race
+
+    raced = await league_race(tmp_path, kind, seed=11)
+    limit = RateLimit(burst=100_000, rate=100_000)
+    site = await start_site(raced.path, host="127.0.0.1", port=0, rate_limit=limit)
+    try:
+        race = f"/l/{raced.league.web_token}/race/{raced.game_id}"
+        for name, tail, texts in RACE_PAGES[kind]:
+            for width in WIDTHS:
+                await _check_page(
+                    browser, f"http://{site.address}", name, race + tail, texts, width
+                )
+    finally:
+        await site.close()

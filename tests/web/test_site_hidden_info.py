@@ -257,9 +257,7 @@ async def test_the_check_finds_a_seat_view_put_on_a_page(
     page = fetched[f"/l/{raced.league.web_token}/race/{raced.game_id}"]
     token = str(raced.league.web_token)
     for state, _ in steps:
-        shown = (
-            state.model_dump_json() if kind == "pitformula" else str(game.seat_view(state, 0))
-        )
+        shown = state.model_dump_json() if kind == "pitformula" else str(game.seat_view(state, 0))
         found = leaks(page + markup.escape(shown), private, token)
         if found:
             break
