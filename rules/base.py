@@ -8,6 +8,7 @@ player-facing message when an action is not allowed now.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter
@@ -96,6 +97,34 @@ class Game(ABC, Generic[S]):
     def public_view(self, state: S) -> dict[str, Any]:
         return state.model_dump(mode="json", exclude={"rng"})
 
+    # Taking a move back (issue 27; each game's docs/rules/<game>.md names it as a Paddock
+    # rule). Why an action may not be undone, in a few words a player reads after "You
+    # can't take that back:" - its events that show hidden information, by kind, and what
+    # to say when the random source moved or a card left a hidden pile.
+    undo_reveals: ClassVar[Mapping[str, str]] = {}
+    undo_random: ClassVar[str] = "something random has been drawn"
+    undo_drawn: ClassVar[str] = "a card has been drawn"
+
+    def undo_refusal(self, before: S, after: S, seat: int, events: list[Event]) -> str | None:
+        """None when `seat`'s action from `before` to `after` (with its `events`) may be taken
+        back, else why not. Whether anyone acted since is the caller's (the log's) to say.
+
+        Refused when the game is over, when the random source moved (dice, a shuffle), when
+        an event shows hidden information (`undo_reveals`), or when a hidden pile of the
+        spec's (`hidden`: a zone no seat holds) changed other than by cards put at its end,
+        i.e. a card was drawn from it: an undo must never let a player see and choose again.
+        """
+        if self.is_terminal(after):
+            return "the race is over"
+        if before.rng != after.rng:
+            return self.undo_random
+        for event in events:
+            if event.kind in self.undo_reveals:
+                return self.undo_reveals[event.kind]
+        if drew_from_hidden_pile(self.spec, before, after):
+            return self.undo_drawn
+        return None
+
     def seat_view(self, state: S, seat: int) -> dict[str, Any]:
         return self.public_view(state)
 
@@ -133,6 +162,30 @@ class Game(ABC, Generic[S]):
         for action in actions:
             state, _ = self.apply(state, action)
         return state
+
+
+def drew_from_hidden_pile(spec: GameSpec, before: GameState, after: GameState) -> bool:
+    """Whether a hidden pile of `spec` (a zone at a fixed path that no hand holds: a deck,
+    a discard pile) lost or reordered cards between the two states: a pile only added to
+    at its end (a discard) told nobody anything."""
+    for zone in spec.hidden:
+        if zone.held or "*" in zone.path:
+            continue
+        old, new = _at(before, zone.path), _at(after, zone.path)
+        if isinstance(old, list) and isinstance(new, list):
+            if new[: len(old)] != old:
+                return True
+        elif old is not None and new is not None and old != new:
+            return True
+    return False
+
+
+def _at(state: Any, path: tuple[Any, ...]) -> Any:
+    for key in path:
+        if state is None:
+            return None
+        state = state.get(key) if isinstance(state, dict) else getattr(state, key, None)
+    return state
 
 
 _REGISTRY: dict[str, Game[Any]] = {}

@@ -176,6 +176,13 @@ class PitFormula(Game[PitFormulaState]):
     state_type = PitFormulaState
     action_adapter = ACTION_ADAPTER
 
+    def undo_refusal(
+        self, before: PitFormulaState, after: PitFormulaState, seat: int, events: list[Event]
+    ) -> str | None:
+        # Paddock rule (docs/rules/pitformula.md): played in real time, nothing is taken back
+        # (a crew clears its own card instead)
+        return "Pit Formula is played in real time: clear your card instead"
+
     # setup ------------------------------------------------------------------------------
 
     def new_game(self, seed: int, config: dict[str, Any]) -> PitFormulaState:

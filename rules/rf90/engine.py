@@ -10,7 +10,8 @@ are in `rules/rf90/mechanics.py` (importable from here too, as before).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from rules.base import Action, Event, Game, Placing
 from rules.errors import BadConfig, IllegalAction, PlayerCount
@@ -92,6 +93,22 @@ class RF90(Game[RF90State]):
     title = SPEC.title
     state_type = RF90State
     action_adapter = ACTION_ADAPTER
+    # Paddock rule (docs/rules/rf90.md, "Taking a move back"): not after a card is drawn,
+    # turned over, shown or played, a shuffle, a damage disc, a duel's result, or the cars
+    # moving on (Game.undo_refusal)
+    undo_random: ClassVar[str] = "a deck has been shuffled or a damage disc drawn"
+    undo_drawn: ClassVar[str] = "a card has been drawn"
+    undo_reveals: ClassVar[Mapping[str, str]] = {
+        "check": "a card has been turned over for a check",
+        "qualifying": "the qualifying cards are face up",
+        "duel_forced": "cards have been drawn for the duel",
+        "duel_result": "the duel's cards are face up",
+        "track_card": "a Track card has been drawn",
+        "mulligan": "you have taken a new hand",
+        "pay": "your cards are on the table",
+        "move": "the cars have moved on",
+        "activate": "the next section has been activated",
+    }
 
     # set-up -------------------------------------------------------------------------------
 

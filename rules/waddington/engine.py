@@ -6,6 +6,7 @@ docs/rules/waddington.md for the rules as Paddock plays them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from pydantic import TypeAdapter
@@ -160,6 +161,14 @@ class Waddington(Game[WaddingtonState]):
     title = SPEC.title
     state_type: ClassVar[type[WaddingtonState]] = WaddingtonState
     action_adapter: ClassVar[TypeAdapter[Any]] = ACTION_ADAPTER
+    # Paddock rule (docs/rules/waddington.md, "Taking a move back"): not after the dice, a
+    # Pit card or a Tactic card shown (Game.undo_refusal)
+    undo_random: ClassVar[str] = "the dice have been rolled"
+    undo_drawn: ClassVar[str] = "a Pit card has been drawn"
+    undo_reveals: ClassVar[Mapping[str, str]] = {
+        "pit": "your Pit card has been drawn",
+        "tactic": "your Tactic card has been shown",
+    }
 
     # --- set-up -------------------------------------------------------------------------
 
