@@ -83,9 +83,7 @@ class SiteStore(CareerStore):
 
     async def set_web_search(self, league: League, on: bool) -> League:
         """Whether search engines may index the league's pages (off: noindex, the default)."""
-        await self._statement(
-            "UPDATE leagues SET web_search = ? WHERE id = ?", int(on), league.id
-        )
+        await self._statement("UPDATE leagues SET web_search = ? WHERE id = ?", int(on), league.id)
         return await self.league_by_id(league.id)
 
     async def league_by_web_token(self, token: str) -> League | None:
