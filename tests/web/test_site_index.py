@@ -86,7 +86,7 @@ async def test_a_wrong_index_token_an_index_off_and_none_public_get_the_one_404(
 
 
 async def test_a_regenerated_index_revokes_the_old_address(
-    client: TestClient, data: Filled, tmp_path: Path
+    client: TestClient, data: Filled
 ) -> None:
     await write(data.path, ("index", "regenerate"))
     store = SqliteStore(data.path)
