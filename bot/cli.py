@@ -174,7 +174,15 @@ def cmd_web(args: argparse.Namespace) -> int:
         return 2
     setup_logging(settings.log_level)
     try:
-        asyncio.run(serve(source, host=host, port=port, base_url=settings.web_base_url))
+        asyncio.run(
+            serve(
+                source,
+                host=host,
+                port=port,
+                base_url=settings.web_base_url,
+                trusted_proxies=settings.trusted_proxies,
+            )
+        )
     except _store_errors() as exc:
         return _store_failed(source, exc)
     except OSError as exc:

@@ -144,6 +144,7 @@ class PaddockBot(commands.Bot):
                 host=settings.web_host,
                 port=settings.web_port,
                 base_url=settings.web_base_url,
+                trusted_proxies=settings.trusted_proxies,
             )
         except (OSError, StoreUnavailable) as exc:
             log.error(

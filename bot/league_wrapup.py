@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.components import shown
+from bot.league_site import league_link
 from bot.league_tables import StandingsReport, league_points_table, standings_report
 from bot.pages import DESCRIPTION
 from renderer.common import counted
@@ -66,8 +67,10 @@ def figures_line(position: str, name: str, f: SeasonFigures) -> str:
     )
 
 
-def wrapup_embed(report: StandingsReport) -> discord.Embed:
-    """The wrap-up's text: champion, figures per driver in standings order, tie-breaks."""
+def wrapup_embed(report: StandingsReport, link: str | None = None) -> discord.Embed:
+    """The wrap-up's text: champion, figures per driver in standings order, tie-breaks;
+    with `link`, the league's page on the site (the title's link, and the text's last line,
+    never cut)."""
     league = report.league
     table = league_points_table(league)
     champions = [r for r in report.rows if r.position == 1]
@@ -98,12 +101,15 @@ def wrapup_embed(report: StandingsReport) -> discord.Embed:
             *(["", "**Tie-breaks**", *ties] if ties else []),
         ]
     )
-    if len(text) > DESCRIPTION:
-        text = text[: DESCRIPTION - 2] + " …"
+    on_the_web = f"\n\n[On the web]({link})" if link else ""
+    room = DESCRIPTION - len(on_the_web)
+    if len(text) > room:
+        text = text[: room - 2] + " …"
     embed = discord.Embed(
         title=f"{shown(league.name)}: season {league.season} wrap-up"[:256],
-        description=text,
+        description=text + on_the_web,
         colour=discord.Colour.gold(),
+        url=link,
     )
     embed.set_footer(text=report.subtitle())
     embed.set_image(url="attachment://standings.png")
@@ -125,7 +131,7 @@ async def wrap_up(bot: PaddockBot, league_id: int, here: Any) -> bool:
         return False
     try:
         await channel.send(
-            embed=wrapup_embed(report),
+            embed=wrapup_embed(report, await league_link(bot.settings, bot.store, league)),
             file=discord.File(io.BytesIO(png), filename="standings.png"),
             allowed_mentions=discord.AllowedMentions.none(),
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
 from typing import Any, Self
 
@@ -9,6 +10,21 @@ from pydantic import Field, SecretStr, ValidationError, field_validator, model_v
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from store.models import Shards
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def parse_addresses(text: str) -> frozenset[IPAddress]:
+    """`10.0.0.1, ::1` as addresses; ValueError names a bad one."""
+    out = set()
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        try:
+            out.add(ipaddress.ip_address(part))
+        except ValueError:
+            raise ValueError(f"{part!r} is not an IP address") from None
+    return frozenset(out)
 
 
 class Settings(BaseSettings):
@@ -55,6 +71,26 @@ class Settings(BaseSettings):
         default=None,
         description="The site's public address for links (default http://127.0.0.1:PORT)",
     )
+
+    # Behind a reverse proxy every request comes from the proxy: name it here and the rate
+    # limit keys on the client it forwarded (X-Forwarded-For), never on what a client wrote.
+    web_trusted_proxies: str | None = Field(
+        default=None,
+        description="Comma-separated IPs of the reverse proxies in front of the site",
+    )
+
+    @field_validator("web_trusted_proxies", mode="before")
+    @classmethod
+    def _proxies(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            parse_addresses(value)  # a bad address stops the start, named
+            return value.strip() or None
+        return value
+
+    @property
+    def trusted_proxies(self) -> frozenset[IPAddress]:
+        """PADDOCK_WEB_TRUSTED_PROXIES as addresses (none by default)."""
+        return parse_addresses(self.web_trusted_proxies or "")
 
     @field_validator("web_base_url", mode="before")
     @classmethod

@@ -20,6 +20,7 @@ from store.models import (
     ResultRecord,
     Round,
     Seat,
+    SiteIndex,
     Timer,
 )
 from store.protocol import Store
@@ -92,6 +93,7 @@ __all__ = [
     "ResultRecord",
     "Round",
     "Seat",
+    "SiteIndex",
     "SqliteStore",
     "StaleState",
     "Store",

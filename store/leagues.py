@@ -125,12 +125,13 @@ class LeagueStore(Backend):
                 # settings, its away allowance and policy, and its site's address (moved:
                 # the token is unique, and names the latest season; store.sites).
                 await tx.execute(
-                    "UPDATE leagues SET web_token = NULL, web_on = 0 WHERE id = ?", prev.id
+                    "UPDATE leagues SET web_token = NULL, web_on = 0, web_search = 0 WHERE id = ?",
+                    prev.id,
                 )
                 await tx.execute(
                     "UPDATE leagues SET channel_id = ?, role_id = ?, timezone = ?,"
                     " race_settings = ?, away_days = ?, away_policy = ?, web_token = ?,"
-                    " web_on = ? WHERE id = ?",
+                    " web_on = ?, web_search = ? WHERE id = ?",
                     prev.channel_id,
                     prev.role_id,
                     prev.timezone,
@@ -139,6 +140,7 @@ class LeagueStore(Backend):
                     prev.away_policy,
                     prev.web_token,
                     int(prev.web_on),
+                    int(prev.web_search),
                     league_id,
                 )
             return league_id

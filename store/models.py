@@ -30,6 +30,7 @@ class League(BaseModel):
     wrapped_at: str | None = None  # when its season's wrap-up was posted (once)
     web_token: str | None = None  # its site's address (store.sites); secret until shared
     web_on: bool = False  # its site is public
+    web_search: bool = False  # search engines may index its pages (else noindex)
 
     @property
     def is_open(self) -> bool:
@@ -38,6 +39,14 @@ class League(BaseModel):
     @property
     def label(self) -> str:
         return f"{self.name} (season {self.season})"
+
+
+class SiteIndex(BaseModel):
+    """A server's index of its public leagues on the site (store.sites)."""
+
+    guild_id: int
+    token: str | None = None  # its address's secret; None until the first public league
+    on: bool = False
 
 
 class Member(BaseModel):

@@ -34,6 +34,7 @@ from store.models import (
     Round,
     Seat,
     Shards,
+    SiteIndex,
     Timer,
     TimerSpec,
     UserSettings,
@@ -226,6 +227,26 @@ class Store(Protocol):
 
     async def league_by_web_token(self, token: str) -> League | None:
         """The league whose site is on at that token (None: wrong, off or missing alike)."""
+        ...
+
+    async def set_web_search(self, league: League, on: bool) -> League:
+        """Whether search engines may index the league's pages (off: noindex)."""
+        ...
+
+    async def searchable_web_tokens(self) -> list[str]:
+        """The addresses of public leagues that let search engines in (robots.txt's)."""
+        ...
+
+    async def site_index(self, guild_id: int) -> SiteIndex:
+        """The server's index of its public leagues: its token and switch."""
+        ...
+
+    async def set_site_index(self, guild_id: int, state: str) -> SiteIndex:
+        """`on`, `off` or `regenerate` the server's index (as a league's site)."""
+        ...
+
+    async def leagues_by_index_token(self, token: str) -> list[League]:
+        """The public leagues the index at that token lists ([]: wrong, off or none alike)."""
         ...
 
     # Games -----------------------------------------------------------------------------

@@ -13,9 +13,13 @@ Routes (a league's address holds its token, `store.sites`):
   n-th picture of its thread: the grid, each section activation, the finish) with
   `.../step/{n}.png` and `.../step/{n}/dashboards.png`; for Pit Formula `.../scoring/{n}.png`
   (race n's scoring sheet) and `.../standings.png` (the final standings);
-- `/static/site.css`, `/static/local-time.js`, `/static/colours.css`.
+- `/s/{token}`: a server's index of its public leagues (its own token, store.sites);
+- `/static/site.css`, `/static/local-time.js`, `/static/colours.css`; `/robots.txt`.
 
-A wrong token, a league whose site is off and one that does not exist answer the same 404.
+A wrong token, a league whose site is off and one that does not exist answer the same 404;
+so do a wrong index token, an index that is off and a server with no public league.
+Every answer says noindex (header and meta tag) but a league's own pages when its admin
+turned search on; robots.txt lets crawlers reach only those leagues.
 """
 
 from __future__ import annotations
@@ -33,7 +37,15 @@ from aiohttp import web
 from renderer.common import PALETTE
 from store import League, Store, StoreUnavailable
 from web import league_data, race_data, race_media
-from web.security import RateLimit, add_headers, redact_logs
+from web.security import (
+    INDEXABLE,
+    IPAddress,
+    RateLimit,
+    add_headers,
+    client_address,
+    indexable,
+    redact_logs,
+)
 
 log = logging.getLogger("paddock.web")
 
@@ -59,6 +71,7 @@ class Site:
     env: jinja2.Environment
     static: dict[str, tuple[bytes, str]]  # name -> (body, content type)
     media: race_media.RaceMedia  # replayed races and drawn replays, by game id
+    trusted_proxies: frozenset[IPAddress] = frozenset()  # whose X-Forwarded-For counts
 
 
 def _environment() -> jinja2.Environment:
@@ -94,7 +107,8 @@ def _site(request: web.Request) -> Site:
 
 def page(request: web.Request, template: str, code: int = 200, **values: Any) -> web.Response:
     site = _site(request)
-    html = site.env.get_template(template).render(**values)
+    noindex = not indexable(request, code)
+    html = site.env.get_template(template).render(noindex=noindex, **values)
     return web.Response(
         text=html,
         status=code,
@@ -126,6 +140,7 @@ async def _league(request: web.Request) -> League:
     league = await _site(request).store.league_by_web_token(request.match_info["token"])
     if league is None:
         raise NotFoundPage()
+    request[INDEXABLE] = league.web_search  # its admin's choice, for its pages only
     return league
 
 
@@ -299,6 +314,14 @@ async def race_standings(request: web.Request) -> web.Response:
     return _png(await race_media.pit_standings(game.state_json, names))
 
 
+async def server_index(request: web.Request) -> web.Response:
+    """The server's public leagues: the one 404 unless the index is on and lists one."""
+    leagues = await _site(request).store.leagues_by_index_token(request.match_info["token"])
+    if not leagues:
+        raise NotFoundPage()
+    return page(request, "index.html", leagues=league_data.index_entries(leagues))
+
+
 async def static(request: web.Request) -> web.Response:
     found = _site(request).static.get(request.match_info["name"])
     if found is None:
@@ -310,10 +333,15 @@ async def static(request: web.Request) -> web.Response:
 
 
 async def robots(request: web.Request) -> web.Response:
-    return web.Response(text="User-agent: *\nDisallow: /\n", content_type="text/plain")
+    """Crawlers kept out of everything but the leagues whose admins turned search on (and
+    the stylesheets their pages need): those addresses are no secret any more."""
+    tokens = await _site(request).store.searchable_web_tokens()
+    allowed = [f"Allow: /l/{t}\n" for t in tokens] + (["Allow: /static/\n"] if tokens else [])
+    text = "User-agent: *\n" + "".join(allowed) + "Disallow: /\n"
+    return web.Response(text=text, content_type="text/plain")
 
 
-def _guard(limit: RateLimit) -> Any:
+def _guard(limit: RateLimit, trusted: frozenset[IPAddress]) -> Any:
     @web.middleware
     async def guard(request: web.Request, handler: Any) -> web.StreamResponse:
         """The rate limit first; then any error as its small page: 4xx as they are (the
@@ -321,7 +349,10 @@ def _guard(limit: RateLimit) -> Any:
         else 500 with the traceback in the log only."""
         # (The stylesheets and the script are not counted: a page brings three along.)
         static = request.path.startswith("/static/")
-        wait = 0.0 if static else limit.take(request.remote or "")
+        client = client_address(
+            request.remote, request.headers.getall("X-Forwarded-For", []), trusted
+        )
+        wait = 0.0 if static else limit.take(client)
         if wait:
             return error_page(request, 429, **{"Retry-After": RateLimit.retry_after(wait)})
         try:
@@ -344,13 +375,23 @@ def _guard(limit: RateLimit) -> Any:
 
 
 def make_app(
-    store: Store, base_url: str, *, rate_limit: RateLimit | None = None
+    store: Store,
+    base_url: str,
+    *,
+    rate_limit: RateLimit | None = None,
+    trusted_proxies: frozenset[IPAddress] = frozenset(),
 ) -> web.Application:
-    """The site over `store` (opened read-only by its caller), links made with `base_url`."""
+    """The site over `store` (opened read-only by its caller), links made with `base_url`;
+    behind `trusted_proxies`, the rate limit keys on the client they forwarded."""
     redact_logs()
-    app = web.Application(middlewares=[_guard(rate_limit or RateLimit())])
+    app = web.Application(middlewares=[_guard(rate_limit or RateLimit(), trusted_proxies)])
     app[SITE_KEY] = Site(
-        store, base_url.rstrip("/"), _environment(), _static(), race_media.RaceMedia()
+        store,
+        base_url.rstrip("/"),
+        _environment(),
+        _static(),
+        race_media.RaceMedia(),
+        trusted_proxies,
     )
     app.on_response_prepare.append(add_headers)
     league = f"/l/{{token:{TOKEN}}}"
@@ -368,6 +409,7 @@ def make_app(
     )
     app.router.add_get(race_ + "/scoring/{n:[0-9]+}.png", race_scoring, name="scoring")
     app.router.add_get(race_ + "/standings.png", race_standings, name="race-standings")
+    app.router.add_get(f"/s/{{token:{TOKEN}}}", server_index, name="index")
     app.router.add_get("/static/{name}", static, name="static")
     app.router.add_get("/robots.txt", robots, name="robots")
     return app

@@ -262,3 +262,27 @@ async def driver_page(store: Store, latest: League, member: Member) -> DriverPag
         ],
         ratings=rated,
     )
+
+
+@dataclass
+class IndexEntry:
+    name: str
+    game: str
+    season: int  # its current (latest) season
+    closed: bool
+    token: str  # its address
+
+
+def index_entries(leagues: list[League]) -> list[IndexEntry]:
+    """A server's public leagues (their latest seasons) as its index lists them, by name."""
+    titles = game_kinds()
+    return [
+        IndexEntry(
+            name=lg.name,
+            game=titles.get(lg.game, lg.game),
+            season=lg.season,
+            closed=not lg.is_open,
+            token=str(lg.web_token),
+        )
+        for lg in sorted(leagues, key=lambda lg: (lg.name.translate(_ASCII_FOLD), lg.id))
+    ]

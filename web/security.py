@@ -3,6 +3,7 @@ rate limit per client address, and league tokens kept out of the logs."""
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import math
 import re
@@ -24,18 +25,66 @@ HEADERS = {
     "X-Robots-Tag": "noindex",
 }
 
-# A league's address, /l/<token>...: the token is replaced in every log line.
-_TOKEN_PATH = re.compile(r"/l/[^/?#\s\"']+")
+# A league's address, /l/<token>..., and a server's index, /s/<token>: the token is
+# replaced in every log line.
+_TOKEN_PATH = re.compile(r"/([ls])/[^/?#\s\"']+")
 REDACTED = "/l/…"
+
+# Set on a request by the handler that found a league whose admin let search engines in.
+INDEXABLE: web.RequestKey[bool] = web.RequestKey("indexable", bool)
 
 
 def redact(text: str) -> str:
-    return _TOKEN_PATH.sub(REDACTED, text)
+    return _TOKEN_PATH.sub(r"/\1/…", text)
+
+
+def indexable(request: web.Request, status: int) -> bool:
+    """Whether this answer may be indexed: a page of a league with search on, not an error
+    (an error under its address is the one 404 every wrong address gets)."""
+    return bool(request.get(INDEXABLE)) and status < 400
 
 
 async def add_headers(request: web.Request, response: web.StreamResponse) -> None:
     """on_response_prepare: every response, pages, images, errors and files alike."""
     response.headers.update(HEADERS)
+    if indexable(request, response.status):
+        del response.headers["X-Robots-Tag"]
+
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def _address(text: str) -> IPAddress | None:
+    try:
+        found = ipaddress.ip_address(text.strip())
+    except ValueError:
+        return None
+    # An IPv4 client seen through an IPv6 socket (::ffff:a.b.c.d) is that IPv4 client.
+    if isinstance(found, ipaddress.IPv6Address) and found.ipv4_mapped is not None:
+        return found.ipv4_mapped
+    return found
+
+
+def client_address(
+    peer: str | None, forwarded_for: list[str], trusted: frozenset[IPAddress]
+) -> str:
+    """The address a request's rate limit keys on. The direct peer, unless it is one of
+    our `trusted` proxies: then the last address of X-Forwarded-For that is not itself a
+    trusted proxy (each proxy appends the address it saw, so whatever a client wrote
+    stands to the left of it and is never read). An entry there that is not an address
+    (a proxy that does not append) keys on the peer: a client cannot pick its bucket."""
+    peer = peer or ""
+    seen = _address(peer)
+    if seen is None or seen not in trusted:
+        return peer
+    hops = [hop for header in forwarded_for for hop in header.split(",")]
+    for hop in reversed(hops):
+        address = _address(hop)
+        if address is None:
+            return peer
+        if address not in trusted:
+            return str(address)
+    return peer
 
 
 class RateLimit:

@@ -14,7 +14,7 @@ from aiohttp import web
 
 from store import Store, open_store
 from web.app import SITE_KEY, make_app
-from web.security import RateLimit, RedactedAccessLogger
+from web.security import IPAddress, RateLimit, RedactedAccessLogger
 
 log = logging.getLogger("paddock.web")
 
@@ -49,14 +49,21 @@ async def start_site(
     port: int,
     base_url: str | None = None,
     rate_limit: RateLimit | None = None,
+    trusted_proxies: frozenset[IPAddress] = frozenset(),
 ) -> RunningSite:
     """Open `source` (settings, a URL or a SQLite path) read-only and serve the site on
-    host:port (port 0: any free port). Raises StoreUnavailable for a database that cannot
-    be read or is behind on its migrations, OSError for an address that is taken."""
+    host:port (port 0: any free port), behind `trusted_proxies` if any. Raises
+    StoreUnavailable for a database that cannot be read or is behind on its migrations,
+    OSError for an address that is taken."""
     store = open_store(source, read_only=True)
     await store.open(run_migrations=False)
     try:
-        app = make_app(store, base_url_for(base_url, port), rate_limit=rate_limit)
+        app = make_app(
+            store,
+            base_url_for(base_url, port),
+            rate_limit=rate_limit,
+            trusted_proxies=trusted_proxies,
+        )
         runner = web.AppRunner(app, **runner_options())
         await runner.setup()
         try:
@@ -76,9 +83,18 @@ async def start_site(
     return RunningSite(runner, store, address)
 
 
-async def serve(source: Any, *, host: str, port: int, base_url: str | None = None) -> None:
+async def serve(
+    source: Any,
+    *,
+    host: str,
+    port: int,
+    base_url: str | None = None,
+    trusted_proxies: frozenset[IPAddress] = frozenset(),
+) -> None:
     """`paddock web`: the site until SIGINT or SIGTERM."""
-    running = await start_site(source, host=host, port=port, base_url=base_url)
+    running = await start_site(
+        source, host=host, port=port, base_url=base_url, trusted_proxies=trusted_proxies
+    )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -18,6 +18,7 @@ import discord
 from bot.components import shown, view_of
 from bot.errors import NotPosted
 from bot.feed import MESSAGE_LIMIT, Feed, clip, split
+from bot.league_site import race_link
 from bot.league_wrapup import wrap_up
 from bot.limits import MESSAGE
 from bot.presenter import Frame, Loaded
@@ -272,10 +273,11 @@ class Publisher:
         if not record.results_recorded and record.league_id is not None:
             # play.act records them with the finishing action; this is a safety net.
             await play.record_finish(self.core.store, record.id, loaded.game, loaded.state)
-        if record.league_id is not None:
-            lines.append(await self.league_lines(loaded))
+        # The league's points and link after the presenter's lines, whole: a long
+        # classification is what gets cut.
+        league = "\n" + await self.league_lines(loaded) if record.league_id is not None else ""
         await channel.send(
-            "\n".join(lines)[: MESSAGE - 10],
+            "\n".join(lines)[: MESSAGE - 10 - len(league)] + league,
             files=await draw([image] if image else []),
             allowed_mentions=MENTION_NONE,
         )
@@ -284,6 +286,8 @@ class Publisher:
             await wrap_up(self.core.bot, record.league_id, channel)
 
     async def league_lines(self, loaded: Loaded) -> str:
+        """A league race's points as recorded, and its page on the site when the league's
+        site is on (bot/league_site.py)."""
         from bot.league_tables import league_points_table
 
         assert loaded.record.league_id is not None
@@ -296,4 +300,7 @@ class Publisher:
         points = ", ".join(
             f"{shown(by_user[u])} {table.points_for(p) if p else 0}" for u, p, _ in placings
         )
-        return f"\nLeague points ({shown(league.label)}, recorded): {points or 'none'}"
+        text = f"\nLeague points ({shown(league.label)}, recorded): {points or 'none'}"
+        link = await race_link(self.core.bot.settings, self.core.store, league, loaded.record.id)
+        # <...>: no preview card under the classification (its picture is the board)
+        return text + (f"\nOn the web: <{link}>" if link else "")

@@ -1,7 +1,9 @@
 """The league site from Discord (issue 26): `/league-admin web` turns a league's pages on and
 off and gives it a new address, answering only to the admin with the link (and saying when
-this bot does not serve the site); `/league standings` and `/league info` carry the link; the
-bot serves the site with PADDOCK_WEB_PORT, read-only, beside its races."""
+this bot does not serve the site); it lets search engines in per league (`search:`) and
+switches the server's index of public leagues (`scope:index`); `/league standings` and
+`/league info` carry the link; the bot serves the site with PADDOCK_WEB_PORT, read-only,
+beside its races."""
 
 from __future__ import annotations
 
@@ -130,3 +132,94 @@ async def test_without_a_site_the_answer_says_the_bot_does_not_serve_it(tmp_path
         on = await d.slash("league-admin", "web", league="Cup", state="on", user=ALICE)
         assert f"{BASE}/l/{league.web_token}" in on.content
         assert "where the operator runs `paddock web`" in on.content
+
+
+async def answer(port: int, path: str) -> tuple[int, dict[str, str], str]:
+    async with (
+        aiohttp.ClientSession() as session,
+        session.get(f"http://127.0.0.1:{port}{path}") as response,
+    ):
+        return response.status, dict(response.headers), await response.text()
+
+
+def index_in(text: str) -> str:
+    found = re.search(re.escape(BASE) + r"(/s/[A-Za-z0-9_-]+)", text)
+    assert found is not None, text
+    return found.group(1)
+
+
+async def test_the_first_public_league_makes_the_servers_index_and_the_admin_gets_it(
+    served: tuple[InProcessDriver, int],
+) -> None:
+    d, port = served
+    await d.slash("league", "create", name="Quiet", game="rf90", user=ALICE)
+    shown = await d.slash("league-admin", "web", scope="index", user=ALICE)
+    assert shown.ephemeral and "no index of public leagues yet" in shown.content
+    on = await d.slash("league-admin", "web", league="Cup", state="on", user=ALICE)
+    index = index_in(on.content)
+    assert "index of public leagues" in on.content
+    status, _, html = await answer(port, index)
+    assert status == 200 and path_in(on.content) in html and "Quiet" not in html
+    # Asked for, with no state: where things stand, nothing changed.
+    before = await dump(d.bot.store)
+    asked = await d.slash("league-admin", "web", scope="index", user=ALICE)
+    assert f"is on: <{BASE}{index}>" in asked.content
+    league = await d.slash("league-admin", "web", league="Cup", user=ALICE)
+    assert "is public" in league.content and index in league.content
+    assert await dump(d.bot.store) == before
+
+    # A new index address revokes the old; off hides it; on brings it back.
+    new = await d.slash("league-admin", "web", scope="index", state="regenerate", user=ALICE)
+    assert new.ephemeral and "no longer works" in new.content
+    new_index = index_in(new.content)
+    assert new_index != index
+    assert (await get(port, index))[0] == 404 and (await get(port, new_index))[0] == 200
+    off = await d.slash("league-admin", "web", scope="index", state="off", user=ALICE)
+    assert "is off" in off.content and (await get(port, new_index))[0] == 404
+    # ... and an admin's off sticks when another league goes public
+    await d.slash("league-admin", "web", league="Quiet", state="on", user=ALICE)
+    assert (await get(port, new_index))[0] == 404
+    await d.slash("league-admin", "web", scope="index", state="on", user=ALICE)
+    status, _, html = await answer(port, new_index)
+    assert status == 200 and "Quiet" in html and "Cup" in html
+
+
+async def test_search_on_drops_noindex_from_the_leagues_pages(
+    served: tuple[InProcessDriver, int],
+) -> None:
+    d, port = served
+    path = path_in(
+        (await d.slash("league-admin", "web", league="Cup", state="on", user=ALICE)).content
+    )
+    _, headers, html = await answer(port, path)
+    assert headers["X-Robots-Tag"] == "noindex" and 'content="noindex"' in html
+    on = await d.slash("league-admin", "web", league="Cup", search="on", user=ALICE)
+    assert on.ephemeral and "Search engines may list its pages" in on.content
+    assert "robots.txt names its address" in on.content
+    status, headers, html = await answer(port, path)
+    assert status == 200 and "X-Robots-Tag" not in headers and 'content="noindex"' not in html
+    assert f"Allow: {path}\n" in (await get(port, "/robots.txt"))[1]
+    off = await d.slash("league-admin", "web", league="Cup", search="off", user=ALICE)
+    assert "kept out again" in off.content
+    _, headers, html = await answer(port, path)
+    assert headers["X-Robots-Tag"] == "noindex" and 'content="noindex"' in html
+    assert (await get(port, "/robots.txt"))[1] == "User-agent: *\nDisallow: /\n"
+
+
+async def test_bad_web_options_get_one_line_and_change_nothing(
+    served: tuple[InProcessDriver, int],
+) -> None:
+    d, _ = served
+    before = await dump(d.bot.store)
+    for options, says in (
+        ({"state": "on"}, "Name the league (`league:`), or give `scope:index`"),
+        ({"league": "Cup", "scope": "index", "state": "on"}, "leave out `league:`"),
+        ({"scope": "index", "search": "on"}, "`search:` is a league's choice"),
+        ({"league": "Nope", "state": "on"}, "There is no league called **Nope**"),
+    ):
+        refused = await d.slash("league-admin", "web", user=ALICE, **options)
+        assert refused.ephemeral and says in refused.content, (options, refused.content)
+        assert "\n" not in refused.content.strip()
+    refused = await d.slash("league-admin", "web", scope="index", state="regenerate", user=BOB)
+    assert "Only league admins" in refused.content
+    assert await dump(d.bot.store) == before

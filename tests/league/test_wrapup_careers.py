@@ -253,15 +253,10 @@ def _custom_ids(message: dict[str, Any]) -> list[str]:
     ]
 
 
-async def test_a_league_race_that_ends_the_calendar_wraps_up_in_its_thread(
-    toy_driver: InProcessDriver,
-) -> None:
-    d = toy_driver
-    await d.slash("league", "create", name="Dice", game="toy", user=ALICE)
-    for user in (ALICE, BOB):
-        await d.slash("league", "join", league="Dice", user=user)
-    await d.slash("league-admin", "round-set", league="Dice", number=1, name="Park", user=ALICE)
-    await d.slash("toy", "new", league="Dice", round=1, user=ALICE)
+async def toy_race(d: InProcessDriver, league: str, rnd: int) -> tuple[int, list[Call]]:
+    """The league round's toy race (tests/toygame/) through the fake Discord, alice and bob
+    rolling in turn until the finish: its game id and every call the clicks made."""
+    await d.slash("toy", "new", league=league, round=rnd, user=ALICE)
     (lobby,) = [
         m
         for m in d.backend.messages.values()
@@ -283,6 +278,23 @@ async def test_a_league_race_that_ends_the_calendar_wraps_up_in_its_thread(
         (user_id,) = {int(u) for u in re.findall(r"<@(\d+)>", prompt["content"])}
         roll = next(c for c in _custom_ids(prompt) if c.startswith(f"pd:toy:{gid}:act:"))
         played += await d.click(roll, user=users[user_id], message_id=int(prompt["id"]))
+    return gid, played
+
+
+def classification(played: list[Call]) -> Call:
+    (posted,) = [c for c in played if c.is_message and "League points" in (c.content or "")]
+    return posted
+
+
+async def test_a_league_race_that_ends_the_calendar_wraps_up_in_its_thread(
+    toy_driver: InProcessDriver,
+) -> None:
+    d = toy_driver
+    await d.slash("league", "create", name="Dice", game="toy", user=ALICE)
+    for user in (ALICE, BOB):
+        await d.slash("league", "join", league="Dice", user=user)
+    await d.slash("league-admin", "round-set", league="Dice", number=1, name="Park", user=ALICE)
+    gid, played = await toy_race(d, "Dice", 1)
     record = await d.bot.store.load_game(gid)
     assert record.status == "finished"
     (posted,) = wrapups(played)
@@ -293,6 +305,9 @@ async def test_a_league_race_that_ends_the_calendar_wraps_up_in_its_thread(
         m.display_name for m in await d.bot.store.members(record.league_id or 0) if m.id == winner
     )
     assert posted.embed.description.startswith(f"🏆 Champion: **{name}** with 10 pts (1 win).")
+    # No site known to this bot: no link under the classification or in the wrap-up.
+    assert "On the web" not in (classification(played).content or "")
+    assert posted.embed.url is None and "On the web" not in posted.embed.description
     # The race counts for both careers and ratings: the winner's title, rated above the other.
     winner_user = ALICE if name == "alice" else BOB
     career = (await d.slash("league", "driver", driver=winner_user.id, user=ERIN)).last.embed
@@ -313,3 +328,32 @@ async def test_ratings_of_an_unknown_league_are_refused_in_one_line(
     assert "There is no league called **Nope** on this server" in (refused.content or "")
     assert "\n" not in (refused.content or "").strip()
     assert await dump(d.bot.store) == before
+
+
+async def test_with_the_site_on_the_classification_and_the_wrap_up_carry_its_links(
+    tmp_path: Path, toy_game: ToyGame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("bot.client.warm_all", lambda: None)
+    base = "https://league.example"
+    async with InProcessDriver(make_bot(tmp_path / "toy.db", web_base_url=base), world()) as d:
+        await d.slash("league", "create", name="Dice", game="toy", user=ALICE)
+        for user in (ALICE, BOB):
+            await d.slash("league", "join", league="Dice", user=user)
+        for n in (1, 2):
+            await d.slash(
+                "league-admin", "round-set", league="Dice", number=n, name=f"R{n}", user=ALICE
+            )
+        # The site off (the default): a base URL alone gives no link.
+        first, played = await toy_race(d, "Dice", 1)
+        assert "On the web" not in (classification(played).content or "")
+        await d.slash("league-admin", "web", league="Dice", state="on", user=ALICE)
+        token = (await d.bot.store.get_league(GUILD_ID, "Dice")).web_token
+        second, played = await toy_race(d, "Dice", 2)
+        posted = classification(played)
+        assert (posted.content or "").endswith(f"\nOn the web: <{base}/l/{token}/race/{second}>")
+        assert posted.body["allowed_mentions"] == {"parse": []}
+        (wrapped,) = wrapups(played)
+        assert wrapped.embed is not None and wrapped.embed.description is not None
+        assert wrapped.embed.url == f"{base}/l/{token}"  # the league's home: this season
+        assert wrapped.embed.description.endswith(f"\n\n[On the web]({base}/l/{token})")
+        assert first != second

@@ -63,6 +63,7 @@ def pages(data: Filled) -> dict[str, tuple[str, list[str]]]:
         "driver": (f"{home}/driver/{data.member_ids[0]}", ["Ana", "Sunday Cup", "Ratings"]),
         "driver-evil": (f"{home}/driver/{data.member_ids[2]}", [EVIL, "Career on this server"]),
         "race": (f"{home}/race/{data.game_id}", ["Classification", "Final board", "Race log"]),
+        "index": (f"/s/{data.index_token}", ["Public leagues", "Sunday Cup", "season 2"]),
         "not-found": ("/l/no-such-league-here", ["Not found"]),
     }
 

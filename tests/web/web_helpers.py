@@ -1,6 +1,7 @@
 """A league site's data, filled through the store's API: a league with two seasons (the
 first closed), members (one named like a script), a calendar, results by hand and by a
-finished Waddington's race, and a private league beside it on the same server."""
+finished Waddington's race, and a private league beside it on the same server; the
+server's index of public leagues (made with the first)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ class Filled:
     game_id: int  # the finished race of season 2's round 1
     member_ids: list[int]  # season 2's members
     user_ids: list[int]  # the drivers' Discord user ids (never on a page)
+    index_token: str  # the server's index (made with its first public league)
 
 
 async def _race(store: SqliteStore, league: League, round_number: int, users: list[int]) -> int:
@@ -118,7 +120,11 @@ async def filled(tmp_path: Path) -> Filled:
         # Public once, then private again: its token exists but shows nothing.
         await store.set_web(private, "on")
         private = await store.set_web(private, "off")
-        return Filled(path, league, first, private, game_id, [m.id for m in members], users)
+        index = await store.site_index(GUILD)
+        assert index.token is not None
+        return Filled(
+            path, league, first, private, game_id, [m.id for m in members], users, index.token
+        )
     finally:
         await store.close()
 

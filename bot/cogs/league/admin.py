@@ -28,7 +28,7 @@ from bot.cogs.league.common import (
 )
 from bot.cogs.league.home import check_channel, check_role, events_note, home_answer
 from bot.components import INVALID_BUTTON, button, in_code, shown, view_of
-from bot.league_site import web_answer
+from bot.league_site import index_answer, web_answer
 from bot.league_tables import standings_report
 from bot.league_wrapup import wrap_up
 from bot.posting import defer, edit_source, result, think
@@ -548,10 +548,15 @@ class LeagueAdminCog(LeagueBase):
             allowed_mentions=discord.AllowedMentions.none(),
         )
 
-    @admin.command(name="web", description="The league's public pages: on, off, a new address")
+    @admin.command(
+        name="web",
+        description="Public pages: a league's (on, off, new address, search) or the index",
+    )
     @app_commands.describe(
-        state="on: public at an unguessable address; off: private; regenerate: a new address "
-        "(the old one stops working)"
+        state="on: public at a secret address; off: private; regenerate: a new address; "
+        "none: as it is",
+        search="on: search engines may list the league's pages; off: noindex (the default)",
+        scope="league (default): the league named; index: the server's index of its leagues",
     )
     @app_commands.choices(
         state=[
@@ -560,21 +565,61 @@ class LeagueAdminCog(LeagueBase):
             app_commands.Choice(
                 name="regenerate: a new address, the old one revoked", value="regenerate"
             ),
-        ]
+        ],
+        search=[
+            app_commands.Choice(name="on: search engines may list its pages", value="on"),
+            app_commands.Choice(name="off: its pages say noindex (default)", value="off"),
+        ],
+        scope=[
+            app_commands.Choice(name="league: the league named (default)", value="league"),
+            app_commands.Choice(name="index: the server's index of public leagues", value="index"),
+        ],
     )
     @league_option
     @league_admin
     async def web(
-        self, interaction: discord.Interaction, league: str, state: app_commands.Choice[str]
+        self,
+        interaction: discord.Interaction,
+        league: str | None = None,
+        state: app_commands.Choice[str] | None = None,
+        search: app_commands.Choice[str] | None = None,
+        scope: app_commands.Choice[str] | None = None,
     ) -> None:
-        await think(interaction, ephemeral=True)  # the address is the admin's to share
-        found = await self._league(interaction, league)
-        updated = await self.store.set_web(found, state.value)
-        await result(
-            interaction,
-            web_answer(self.bot.settings, updated, state.value),
-            allowed_mentions=discord.AllowedMentions.none(),
-        )
+        assert interaction.guild is not None
+        guild_id = interaction.guild.id
+        settings = self.bot.settings
+        switched = state.value if state else None
+        if scope is not None and scope.value == "index":
+            if league is not None:
+                raise PaddockError("`scope:index` is the server's index: leave out `league:`.")
+            if search is not None:
+                raise PaddockError("`search:` is a league's choice: the index always says noindex.")
+            await think(interaction, ephemeral=True)  # the address is the admin's to share
+            index = (
+                await self.store.set_site_index(guild_id, switched)
+                if switched
+                else await self.store.site_index(guild_id)
+            )
+            answer = index_answer(settings, index, switched)
+        else:
+            if league is None:
+                raise PaddockError(
+                    "Name the league (`league:`), or give `scope:index` for the server's index."
+                )
+            await think(interaction, ephemeral=True)  # the address is the admin's to share
+            found = await self._league(interaction, league)
+            if switched:
+                found = await self.store.set_web(found, switched)
+            if search is not None:
+                found = await self.store.set_web_search(found, search.value == "on")
+            answer = web_answer(
+                settings,
+                found,
+                switched,
+                await self.store.site_index(guild_id),
+                search_changed=search is not None,
+            )
+        await result(interaction, answer, allowed_mentions=discord.AllowedMentions.none())
 
     @admin.command(name="close-season", description="Close the season: final standings (confirm)")
     @league_option(open_only=True)

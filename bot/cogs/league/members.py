@@ -16,7 +16,7 @@ from bot.autocomplete import league_option
 from bot.cogs.league.home import give_role, home_text
 from bot.components import INVALID_BUTTON, button, in_code, shown, view_of
 from bot.league_careers import career_of, server_ratings
-from bot.league_site import site_link
+from bot.league_site import league_link
 from bot.league_tables import league_points_table, standings_report
 from bot.pages import DESCRIPTION, FIELD, MESSAGE, page_of, page_view, pages
 from bot.posting import result, think
@@ -231,12 +231,7 @@ class LeagueCog(LeagueBase):
     async def _site_link(self, found: League) -> str | None:
         """The league's site link, when the site's address is known and the league's site
         is on (its latest season holds the switch)."""
-        if self.bot.settings.web_url is None:
-            return None
-        latest = (
-            found if found.web_token else await self.store.get_league(found.guild_id, found.name)
-        )
-        return site_link(self.bot.settings, latest, found.season)
+        return await league_link(self.bot.settings, self.store, found)
 
     @league.command(name="calendar", description="A league's rounds")
     @league_option
