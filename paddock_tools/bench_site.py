@@ -78,7 +78,9 @@ def race_templates(per_kind: int = TEMPLATES_PER_KIND) -> dict[str, list[RaceTem
                 action = game.robot_action(state, seat)
                 state, _ = game.apply(state, action)
                 moves.append((seat, action.model_dump_json()))
-            placings = [(p.seat, p.place, p.status) for p in game.classification(state)]
+            placings: list[tuple[int, int | None, str]] = [
+                (p.seat, p.place, p.status) for p in game.classification(state)
+            ]
             out.setdefault(kind, []).append(
                 RaceTemplate(
                     kind,
@@ -362,7 +364,7 @@ async def measure_pages(base_url: str, filled: Filled, samples: int) -> dict[str
     statuses: dict[str, dict[str, int]] = {k: {} for k in PAGE_KINDS}
     paths = page_paths(filled, rng)
     async with aiohttp.ClientSession() as session:
-        for kind, path in itertools.islice(paths, 4 * min(8, samples)):  # warm-up, not counted
+        for _, path in itertools.islice(paths, 4 * min(8, samples)):  # warm-up, not counted
             await timed_get(session, base_url + path)
         for kind, path in itertools.islice(paths, samples * len(PAGE_KINDS)):
             status, ms, size = await timed_get(session, base_url + path)
@@ -381,6 +383,72 @@ async def measure_pages(base_url: str, filled: Filled, samples: int) -> dict[str
             "bytes_p50": sorted(sizes[kind])[len(sizes[kind]) // 2],
         }
     return out
+
+
+def mixed_site_size(quick: bool) -> tuple[int, int]:
+    """The leagues and races of the site served during the mixed load: the page bench's."""
+    return (SITE_LEAGUES_QUICK, SITE_RACES_QUICK) if quick else (SITE_LEAGUES, SITE_RACES)
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now (the bot's site listens there next)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+VISITOR_RPS = 2.0  # each simulated visitor's pace: under the site's own limit (3 a second)
+
+
+async def site_load(
+    base_url: str, filled: Filled, rps: float, stop: asyncio.Event
+) -> dict[str, Any]:
+    """Visitors asking for the site's pages at `rps` in all until `stop`: each visitor its
+    own loopback address (127.0.0.10, .11...: the site limits each client to 3 a second,
+    as it would limit real visitors), at VISITOR_RPS, the page kinds in turn. What they
+    got: {"visitors", "requests", "rps", "statuses", "p50", "p99", "max"}."""
+    import aiohttp
+
+    visitors = max(1, round(rps / VISITOR_RPS))
+    times: list[float] = []
+    statuses: dict[str, int] = {}
+    started = time.perf_counter()
+
+    async def visitor(i: int) -> None:
+        rng = random.Random(1000 + i)
+        paths = page_paths(filled, rng)
+        connector = aiohttp.TCPConnector(local_addr=(f"127.0.0.{10 + i}", 0))
+        async with aiohttp.ClientSession(connector=connector) as session:
+            # spread the visitors' first requests over one pace, not all at one instant
+            next_at = time.perf_counter() + rng.uniform(0, visitors / rps)
+            while not stop.is_set():
+                await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
+                if stop.is_set():
+                    break
+                next_at += visitors / rps
+                _, path = next(paths)
+                try:
+                    status, ms, _ = await timed_get(session, base_url + path)
+                except aiohttp.ClientError as exc:
+                    statuses[type(exc).__name__] = statuses.get(type(exc).__name__, 0) + 1
+                    continue
+                times.append(ms)
+                statuses[str(status)] = statuses.get(str(status), 0) + 1
+
+    await asyncio.gather(*(visitor(i) for i in range(visitors)))
+    elapsed = time.perf_counter() - started
+    ordered = sorted(times)
+    figures = percentiles(ordered) if ordered else {"p50": None, "p99": None}
+    return {
+        "visitors": visitors,
+        "requests": len(ordered),
+        "rps": round(len(ordered) / elapsed, 1) if elapsed else 0.0,
+        "statuses": statuses,
+        **figures,
+        "max": round(ordered[-1], 3) if ordered else None,
+    }
 
 
 async def bench_site(
