@@ -309,7 +309,9 @@ async def bench_burst(
 
 SITE_PAIRS, SITE_PAIRS_QUICK = 3, 1
 SITE_RPS = 20.0  # issue 26: the site under 20 requests a second during the mixed load
-SITE_LOAD_SECONDS_QUICK = 8.0
+# --quick (CI runs it from a wheel): one short pair of small loads, the shape not the figure
+SITE_LOAD_SECONDS_QUICK = 6.0
+SITE_LOAD_GAMES_QUICK = {"waddington": 4, "rf90": 1, "pitformula": 1}
 SITE_LOAD_FIGURES = (
     "interactions",
     "answer_p99_ms",
@@ -340,6 +342,8 @@ async def bench_site_load(
             label = "with" if rps else "without"
             _progress(f"site under load: pair {n + 1}/{count}, {label} visitors")
             options: dict[str, Any] = {"site": rps, **({"seconds": length} if length else {})}
+            if quick:
+                options["games"] = SITE_LOAD_GAMES_QUICK
             mixed = await asyncio.to_thread(
                 functools.partial(
                     _in_fresh_process, "mixed", quick, label=f"pair {n + 1} {label}: ", **options

@@ -110,6 +110,7 @@ async def test_site_load_pairs_alternate_and_report_both_runs_and_the_difference
 
     def fake_run(part: str, quick: bool, label: str = "", **options: Any) -> dict[str, Any]:
         assert part == "mixed" and quick and options["seconds"] == 5
+        assert options["games"] == bench.SITE_LOAD_GAMES_QUICK  # --quick: small
         runs.append(options["site"])
         p99 = 30.0 + len(runs) + (5.0 if options["site"] else 0.0)
         return {key: 1 for key in bench.SITE_LOAD_FIGURES} | {"answer_p99_ms": p99}
