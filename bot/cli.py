@@ -376,7 +376,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.db and not args.db.startswith(("postgresql://", "postgres://")):
         print("bench: --db takes a postgresql://... URL (SQLite is the default)", file=sys.stderr)
         return 2
+    if args.site_pairs is not None and not 1 <= args.site_pairs <= 20:
+        print("bench: --site-pairs takes 1 to 20 pairs", file=sys.stderr)
+        return 2
     only = [name.strip() for name in (args.only or "").split(",") if name.strip()]
+    if args.site:
+        only += [name for name in ("site", "site_load") if name not in only]
     unknown = sorted(set(only) - set(PART_NAMES))
     if unknown:
         print(
@@ -393,6 +398,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
                 only=only or None,
                 mixed_seconds=args.mixed_seconds,
                 burst_games=args.burst,
+                site_pairs=args.site_pairs,
             )
         )
     except _store_errors() as exc:
@@ -540,7 +546,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--only",
         metavar="PARTS",
         help="run only these parts, comma-separated: league, waddington, pitformula, rf90, "
-        "simulations, concurrency, mixed, burst, two_processes, memory",
+        "simulations, concurrency, mixed, burst, two_processes, memory, site, site_load",
+    )
+    p.add_argument(
+        "--site",
+        action="store_true",
+        help="the league site's parts (as --only site,site_load): its pages' p50/p95/p99 on "
+        "1,000 leagues and 10,000 finished races, and the mixed load with and without 20 "
+        "page requests a second, in pairs",
+    )
+    p.add_argument(
+        "--site-pairs",
+        type=int,
+        metavar="N",
+        help="the site_load part's pairs of runs (default 3; 1 with --quick)",
     )
     p.add_argument(
         "--mixed-seconds",

@@ -307,6 +307,72 @@ async def bench_burst(
     )
 
 
+SITE_PAIRS, SITE_PAIRS_QUICK = 3, 1
+SITE_RPS = 20.0  # issue 26: the site under 20 requests a second during the mixed load
+# --quick (CI runs it from a wheel): one short pair of small loads, the shape not the figure
+SITE_LOAD_SECONDS_QUICK = 6.0
+SITE_LOAD_GAMES_QUICK = {"waddington": 4, "rf90": 1, "pitformula": 1}
+SITE_LOAD_FIGURES = (
+    "interactions",
+    "answer_p99_ms",
+    "answer_max_ms",
+    "late_answers",
+    "cpu_cores",
+    "errors_logged",
+    "site",
+)
+
+
+async def bench_site_load(
+    quick: bool, pairs: int | None = None, seconds: float | None = None
+) -> dict[str, Any]:
+    """Issue 26's second figure: the mixed load (bench_mixed.py) in pairs of fresh bot
+    processes on the same filled database, one with visitors asking for the site's pages
+    at SITE_RPS (the site served by the bot, as `paddock run` with PADDOCK_WEB_PORT), one
+    with the site on and no visitor; the pairs alternate which runs first (A B, B A...),
+    so that a machine getting busier or quieter weighs on both alike. The bot's answer
+    p99 of each run, and each pair's difference (with - without)."""
+    count = pairs or (SITE_PAIRS_QUICK if quick else SITE_PAIRS)
+    length = seconds or (SITE_LOAD_SECONDS_QUICK if quick else None)
+    runs: list[dict[str, Any]] = []
+    for n in range(count):
+        pair: dict[str, Any] = {}
+        order = (SITE_RPS, 0.0) if n % 2 else (0.0, SITE_RPS)
+        for rps in order:
+            label = "with" if rps else "without"
+            _progress(f"site under load: pair {n + 1}/{count}, {label} visitors")
+            options: dict[str, Any] = {"site": rps, **({"seconds": length} if length else {})}
+            if quick:
+                options["games"] = SITE_LOAD_GAMES_QUICK
+            mixed = await asyncio.to_thread(
+                functools.partial(
+                    _in_fresh_process, "mixed", quick, label=f"pair {n + 1} {label}: ", **options
+                )
+            )
+            pair[label] = {key: mixed[key] for key in SITE_LOAD_FIGURES}
+        pair["first"] = "with" if order[0] else "without"
+        pair["answer_p99_difference_ms"] = _difference(
+            pair["with"]["answer_p99_ms"], pair["without"]["answer_p99_ms"]
+        )
+        runs.append(pair)
+    differences = sorted(
+        p["answer_p99_difference_ms"] for p in runs if p["answer_p99_difference_ms"] is not None
+    )
+    return {
+        "rps": SITE_RPS,
+        "pairs": runs,
+        "answer_p99_ms": {
+            label: [p[label]["answer_p99_ms"] for p in runs] for label in ("without", "with")
+        },
+        "answer_p99_difference_ms": differences,
+        "median_difference_ms": differences[len(differences) // 2] if differences else None,
+    }
+
+
+def _difference(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else round(a - b, 3)
+
+
 async def bench_concurrency(quick: bool, **options: Any) -> dict[str, Any]:
     """Many /f1 races at once on one bot (paddock_tools/bench_games.py)."""
     from paddock_tools import bench_games
@@ -338,6 +404,8 @@ PART_NAMES = (
     "burst",
     "two_processes",
     "memory",
+    "site",
+    "site_load",
 )
 
 
@@ -347,11 +415,13 @@ async def run_bench(
     only: Collection[str] | None = None,
     mixed_seconds: float | None = None,
     burst_games: int | None = None,
+    site_pairs: int | None = None,
 ) -> dict[str, Any]:
     """`db`: a postgresql:// URL to run on that server (a schema per part); None: SQLite.
     `only`: these parts of PART_NAMES (default: all). `mixed_seconds`: the mixed load's
     length, and the burst's play's (default: its own). `burst_games`: the games the burst
-    opens at once (default 200; 20 with `quick`)."""
+    opens at once (default 200; 20 with `quick`). `site_pairs`: the site_load part's pairs
+    of runs (default 3; 1 with `quick`)."""
     from paddock_tools.bench_games import (
         bench_league,
         bench_memory,
@@ -423,4 +493,12 @@ async def run_bench(
     if "memory" in wanted:
         _progress("memory with 1, 10 and 200 leagues")
         result["rss_mb"] = await bench_memory()
+    if "site" in wanted:
+        _progress("the league site's pages on a filled database")
+        from paddock_tools.bench_site import bench_site
+
+        result["site"] = await bench_site(quick)
+    if "site_load" in wanted:
+        _progress("the mixed load with and without the site's visitors, in pairs")
+        result["site_load"] = await bench_site_load(quick, pairs=site_pairs, seconds=mixed_seconds)
     return result

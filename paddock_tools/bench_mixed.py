@@ -400,6 +400,7 @@ async def bench_mixed(
     games: dict[str, int] | None = None,
     seconds: float | None = None,
     burst: bool = False,
+    site: float | None = None,
 ) -> dict[str, Any]:
     """Issue 11's load: Waddington, RF90 and Pit Formula games on one bot (150 + 25 + 25;
     `quick`: 14 + 3 + 3), every game's simulated users acting after a pause of 1-4 s
@@ -408,7 +409,11 @@ async def bench_mixed(
     posted, for a move that hands the turn on; the answer itself otherwise); answers later
     than Discord's 3 s deadline (or never) counted; the bot process's RSS every second.
     `burst` (issue 30): the games are opened all at once, not one by one, and "burst" tells
-    how their opening interactions were answered (`_burst_report`)."""
+    how their opening interactions were answered (`_burst_report`).
+    `site` (issue 26): the database first filled with the league site's leagues and races
+    (paddock_tools/bench_site.py), the bot serving the site as `paddock run` does with
+    PADDOCK_WEB_PORT, and visitors asking for its pages at `site` requests a second during
+    the load (0: the site on, and no visitor); "site" tells what they got."""
     from store import open_store
 
     counts = games or (MIXED_GAMES_QUICK if quick else MIXED_GAMES)
@@ -427,8 +432,16 @@ async def bench_mixed(
             db: Path | str = (
                 Path(url.removeprefix("sqlite:///")) if url.startswith("sqlite:///") else url
             )
+            env: dict[str, str] = {}
+            if site is not None:
+                from paddock_tools import bench_site
+
+                size = bench_site.mixed_site_size(quick)
+                _progress(f"mixed: filling the site's {size[0]} leagues, {size[1]} races")
+                filled = await bench_site.fill(url, *size, tmp)
+                env["PADDOCK_WEB_PORT"] = str(bench_site.free_port())
             _progress("mixed: starting the bot in a process of its own (images warmed first)")
-            async with BotProcess(fd, db, warm=True, ready_timeout=180) as bot:
+            async with BotProcess(fd, db, env=env, warm=True, ready_timeout=180) as bot:
                 assert bot.proc is not None
                 pid = bot.proc.pid
                 watch = Watch(fd)
@@ -486,6 +499,11 @@ async def bench_mixed(
                     asyncio.create_task(users.game(kind, gid, where, index))
                     for index, (kind, gid, where) in enumerate(loops)
                 ]
+                visits = None
+                if site:
+                    site_url = f"http://127.0.0.1:{env['PADDOCK_WEB_PORT']}"
+                    load = bench_site.site_load(site_url, filled, site, stop)
+                    visits = asyncio.create_task(load)
                 while users.running():
                     await asyncio.sleep(1.0)
                     rss.append(rss_mb(pid))
@@ -500,6 +518,7 @@ async def bench_mixed(
                 stop.set()
                 await observer
                 await lagger
+                site_report = await visits if visits is not None else None
                 rss.append(rss_mb(pid))
                 messages_kept = len(fd.backend.messages)
                 bot_errors = bot.errors_since(0)
@@ -535,6 +554,8 @@ async def bench_mixed(
             "done_p99_ms": _p99(users.done_ms.get(kind, [])),
         }
     opened = {"burst": _burst_report(users.asked, burst_at, setup_done)} if burst else {}
+    if site is not None:
+        opened["site"] = {"rps_asked": site, **(site_report or {"requests": 0})}
     return {
         **opened,
         "games": dict(counts),

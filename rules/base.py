@@ -75,6 +75,12 @@ class Game(ABC, Generic[S]):
     def apply(self, state: S, action: Action) -> tuple[S, list[Event]]:
         """Validate and apply, returning a new state; raise IllegalAction otherwise."""
 
+    def apply_owned(self, state: S, action: Action) -> tuple[S, list[Event]]:
+        """`apply` to a state its caller owns and never reads again (a log replayed from
+        its seed): the same new state and events, but a game whose `apply` first copies the
+        state may change this one in place instead. The default is `apply`."""
+        return self.apply(state, action)
+
     @abstractmethod
     def to_act(self, state: S) -> list[int]:
         """Seats that may act now (empty when the game is over)."""

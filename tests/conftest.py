@@ -43,6 +43,9 @@ PROCESS_TESTS = {
     "tests/cli/test_bench_backend.py::test_two_processes_share_one_postgres_schema",
     "tests/cli/test_bench_backend.py::test_mixed_load_in_small_reports_every_figure",
     "tests/cli/test_bench_backend.py::test_burst_in_small_reports_the_opening_and_the_play_after_it",
+    "tests/cli/test_bench_site.py::test_mixed_load_with_the_site_served_by_the_bot_and_visited",
+    "tests/cli/test_bench_site.py::test_site_pages_in_small_report_every_figure",
+    "tests/cli/test_bench_site.py::test_site_pages_on_postgres",
     "tests/rf90/test_bot_rf90_life.py::test_a_race_killed_mid_activation_resumes_after_a_restart",
     "tests/rf90/test_bot_rf90_life.py::test_the_activations_a_killed_chain_ended_get_their_pictures",
     "tests/rf90/test_bot_rf90_thread.py::"

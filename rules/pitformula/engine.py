@@ -232,10 +232,23 @@ class PitFormula(Game[PitFormulaState]):
     # apply ------------------------------------------------------------------------------
 
     def apply(self, state: PitFormulaState, action: Action) -> tuple[PitFormulaState, list[Event]]:
+        return self._apply(state, action, copy=True)
+
+    def apply_owned(
+        self, state: PitFormulaState, action: Action
+    ) -> tuple[PitFormulaState, list[Event]]:
+        """`apply` without its deep copy of the state (most of an action's time; the
+        league site's race page replays a whole log): `_apply` reads `state` only before
+        the copy, so the result is `apply`'s."""
+        return self._apply(state, action, copy=False)
+
+    def _apply(
+        self, state: PitFormulaState, action: Action, copy: bool
+    ) -> tuple[PitFormulaState, list[Event]]:
         self.check_action(state, action)
         car_i = car_of_seat(state, action.seat)
         if isinstance(action, Go):
-            new = state.model_copy(deep=True)
+            new = state.model_copy(deep=True) if copy else state
             go_events = self._go(new)
             new.moves += 1
             return new, go_events
@@ -243,7 +256,7 @@ class PitFormula(Game[PitFormulaState]):
         now = state.race.clock_ms if action.at_ms is None else action.at_ms
         if isinstance(action, TimeUp):
             now = max(now, state.race.deadline_ms or 0)
-        new = state.model_copy(deep=True)
+        new = state.model_copy(deep=True) if copy else state
         new.moves += 1
         race = new.race
         race.seq += 1

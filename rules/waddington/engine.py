@@ -346,13 +346,26 @@ class Waddington(Game[WaddingtonState]):
     # --- apply --------------------------------------------------------------------------
 
     def apply(self, state: WaddingtonState, action: Action) -> tuple[WaddingtonState, list[Event]]:
+        return self._apply(state, action, fork=True)
+
+    def apply_owned(
+        self, state: WaddingtonState, action: Action
+    ) -> tuple[WaddingtonState, list[Event]]:
+        """`apply` without `_fork` (near half of a replayed action's time: the league
+        site's race page replays a whole log); `_apply` reads `state` only before the fork,
+        so the result is `apply`'s."""
+        return self._apply(state, action, fork=False)
+
+    def _apply(
+        self, state: WaddingtonState, action: Action, fork: bool
+    ) -> tuple[WaddingtonState, list[Event]]:
         if state.over or state.turn is None:
             raise IllegalAction("The race is over.")
         t0 = state.turn
         if action.seat != t0.seat:
             car = state.cars[t0.seat]
             raise NotYourTurn(f"It's not your turn: {car.colour} ({car.name}) is to move.")
-        s = _fork(state)
+        s = _fork(state) if fork else state
         t = s.turn
         assert t is not None
         car = s.cars[t.seat]

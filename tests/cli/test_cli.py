@@ -134,6 +134,13 @@ def test_bench_quick_prints_one_json_object_in_the_agreed_shape() -> None:
     assert sum(burst["games"].values()) == 20 and burst["burst"]["interactions"] >= 20
     assert burst["burst"]["answer_max_ms"] > 0 and burst["late_answers"] >= 0
     assert "skipped" in result["two_processes"]  # on PostgreSQL only
+    site = result["site"]  # issue 26's pages, in small: 20 leagues, 100 races
+    assert (site["leagues"], site["races"]) == (20, 100)
+    assert all(p["statuses"] == {"200": p["requests"]} for p in site["pages"].values())
+    assert all(0 < p["p50"] <= p["p99"] for p in site["pages"].values())
+    pair = result["site_load"]["pairs"][0]  # one pair, with and without the site's visitors
+    assert pair["with"]["site"]["requests"] > 0 and pair["without"]["site"]["requests"] == 0
+    assert pair["answer_p99_difference_ms"] is not None
     assert "bench: RF90 replay" in proc.stderr  # progress, while stdout is the JSON alone
     assert "bench: mixed: 20 games" in proc.stderr  # the fresh process's progress too
 

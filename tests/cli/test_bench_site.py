@@ -1,0 +1,129 @@
+"""`paddock bench`'s league site parts (issue 26) in small: the filler's leagues and races
+served by the real site server and asked for over HTTP (every page kind answered 200, every
+figure reported), the mixed load with the site served by the bot and visited, and the
+pairing of runs with and without visitors. The shape and the pages, never the timings
+(those are the bench's to measure: docs/performance.md)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from bot.cli import main
+from paddock_tools import bench, bench_site
+
+
+def check_pages(site: dict[str, Any], leagues: int, races: int, samples: int) -> None:
+    assert (site["leagues"], site["races"]) == (leagues, races)
+    assert site["actions"] > races * 50  # whole races' logs, not stubs
+    assert set(site["pages"]) == {"home", "standings", "driver", "race"}
+    for kind, page in site["pages"].items():
+        assert page["statuses"] == {"200": samples}, kind  # every page rendered
+        assert page["requests"] == samples
+        assert 0 < page["p50"] <= page["p95"] <= page["p99"] <= page["max"], kind
+        assert page["bytes_p50"] > 1000, kind
+    assert site["budget_p99_ms"] == 50.0
+    assert site["within_budget"] == all(p["p99"] <= 50.0 for p in site["pages"].values())
+
+
+async def test_site_pages_in_small_report_every_figure(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bench, "DB_URL", None)
+    site = await bench_site.bench_site(True, leagues=5, races=12, samples=6)
+    check_pages(site, 5, 12, 6)
+
+
+async def test_site_pages_on_postgres(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The filler's rows copied to a PostgreSQL schema of their own; the site reads them."""
+    monkeypatch.setattr(bench, "DB_URL", pg_url)
+    site = await bench_site.bench_site(True, leagues=4, races=8, samples=4)
+    check_pages(site, 4, 8, 4)
+
+
+async def test_the_filled_races_show_their_drivers_log_and_board(tmp_path: Path) -> None:
+    """What the filler wrote is what the bot would have: each league's home lists its
+    rounds' results, a driver's page their seasons on the server, a race its classification,
+    its log in words and its final board (a PNG); every game kind of the league mix."""
+    filled = await bench_site.fill(f"sqlite:///{tmp_path / 'site.db'}", 10, 30, str(tmp_path))
+    assert filled.races == 30 and sum(len(lg.races) for lg in filled.leagues) == 30
+    async with (
+        bench_site.site_process(f"sqlite:///{tmp_path / 'site.db'}") as base,
+        aiohttp.ClientSession() as session,
+    ):
+        kinds = set()
+        for league in filled.leagues:
+            base_l = f"{base}/l/{league.token}"
+            async with session.get(base_l) as r:
+                home = await r.text()
+                assert r.status == 200 and "Round 1" in home and "Driver 1" in home
+            async with session.get(f"{base_l}/driver/{league.members[0]}") as r:
+                assert r.status == 200 and "Driver 1" in await r.text()
+            race = league.races[0]
+            async with session.get(f"{base_l}/race/{race}") as r:
+                page = await r.text()
+                assert r.status == 200 and "Driver" in page
+                titles = ("Race! Formula 90", "Pit Formula", "Formula 1 race")
+                kinds.add(next(k for k in titles if k in page))
+            async with session.get(f"{base_l}/race/{race}/board.png") as r:
+                assert r.status == 200 and (await r.read()).startswith(b"\x89PNG")
+            async with session.get(f"{base_l}/standings.png") as r:
+                assert r.status == 200 and r.content_type == "image/png"
+        assert kinds == {"Race! Formula 90", "Pit Formula", "Formula 1 race"}
+
+
+def test_the_visitors_ask_for_every_page_kind_of_random_leagues() -> None:
+    filled = bench_site.Filled(
+        [bench_site.FilledLeague(f"token{i}xyz", [10 * i + 1], [100 + i]) for i in range(3)]
+    )
+    paths = bench_site.page_paths(filled, random.Random(1))
+    asked = [next(paths) for _ in range(40)]
+    assert [k for k, _ in asked[:4]] == ["home", "standings", "driver", "race"]
+    assert {p.split("/")[2] for _, p in asked} == {f"token{i}xyz" for i in range(3)}
+    assert all(p.endswith("/standings.png") for k, p in asked if k == "standings")
+
+
+async def test_mixed_load_with_the_site_served_by_the_bot_and_visited(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The mixed load in small with the site on in the bot process (PADDOCK_WEB_PORT) and
+    visitors asking for its pages: they got pages, and the bot still answered."""
+    monkeypatch.setattr(bench, "DB_URL", None)
+    games = {"waddington": 1, "rf90": 1, "pitformula": 1}
+    mixed = await bench.bench_mixed(True, games=games, seconds=5, site=20)
+    site = mixed["site"]
+    assert site["rps_asked"] == 20 and site["visitors"] == 10
+    assert site["requests"] > 20 and set(site["statuses"]) == {"200"}
+    assert 0 < site["p50"] <= site["p99"] <= site["max"]
+    assert mixed["interactions"] > 0 and mixed["answer_p99_ms"] > 0
+    assert mixed["errors_logged"] == 0 and mixed["user_failures"] == 0
+
+
+async def test_site_load_pairs_alternate_and_report_both_runs_and_the_difference(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The pairing alone (each run is the mixed load above): with and without visitors in
+    turns, A B then B A, each pair's difference with - without."""
+    runs: list[float] = []
+
+    def fake_run(part: str, quick: bool, label: str = "", **options: Any) -> dict[str, Any]:
+        assert part == "mixed" and quick and options["seconds"] == 5
+        assert options["games"] == bench.SITE_LOAD_GAMES_QUICK  # --quick: small
+        runs.append(options["site"])
+        p99 = 30.0 + len(runs) + (5.0 if options["site"] else 0.0)
+        return {key: 1 for key in bench.SITE_LOAD_FIGURES} | {"answer_p99_ms": p99}
+
+    monkeypatch.setattr(bench, "_in_fresh_process", fake_run)
+    load = await bench.bench_site_load(True, pairs=3, seconds=5)
+    assert runs == [0.0, 20.0, 20.0, 0.0, 0.0, 20.0]
+    assert [p["first"] for p in load["pairs"]] == ["without", "with", "without"]
+    assert load["answer_p99_ms"] == {"without": [31.0, 34.0, 35.0], "with": [37.0, 38.0, 41.0]}
+    assert load["answer_p99_difference_ms"] == [4.0, 6.0, 6.0]
+    assert load["median_difference_ms"] == 6.0
+
+
+def test_bench_site_options(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "--site", "--site-pairs", "0"]) == 2
+    assert capsys.readouterr().err.strip() == "bench: --site-pairs takes 1 to 20 pairs"
