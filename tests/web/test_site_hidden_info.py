@@ -11,7 +11,8 @@ activation pages with their pictures, Pit Formula's scoring sheets and standings
   at some step (in a `public_view` or an event line: a card played is shown);
 - the texts a page tells of the race come only from public events (the log's lines, each
   activation's lines);
-- every picture answers as a picture.
+- every picture answers as a picture (that none depends on a hidden card, drawn again where
+  the hidden cards differ: tests/web/test_site_hidden_pictures.py).
 
 What counts as a private value's text is per game, as a page would put it: RF90's card ids by
 their labels ("red +4 (1) T2 D1") and a hand as a list ("[162, 23, ...]"); Waddington's cards
