@@ -365,7 +365,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from paddock_tools.bench import PART_NAMES, run_bench
+    from paddock_tools.bench import PART_NAMES, SITE_MODES, run_bench
 
     if args.mixed_seconds is not None and not 5 <= args.mixed_seconds <= 3600:
         print("bench: --mixed-seconds takes 5 to 3600 seconds", file=sys.stderr)
@@ -378,6 +378,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return 2
     if args.site_pairs is not None and not 1 <= args.site_pairs <= 20:
         print("bench: --site-pairs takes 1 to 20 pairs", file=sys.stderr)
+        return 2
+    if args.site_modes is not None and not set(args.site_modes.split(",")) <= set(SITE_MODES):
+        print(f"bench: --site-modes takes {','.join(SITE_MODES)} or one of them", file=sys.stderr)
         return 2
     only = [name.strip() for name in (args.only or "").split(",") if name.strip()]
     if args.site:
@@ -399,6 +402,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
                 mixed_seconds=args.mixed_seconds,
                 burst_games=args.burst,
                 site_pairs=args.site_pairs,
+                site_modes=args.site_modes.split(",") if args.site_modes else SITE_MODES,
             )
         )
     except _store_errors() as exc:
@@ -560,6 +564,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         metavar="N",
         help="the site_load part's pairs of runs (default 3; 1 with --quick)",
+    )
+    p.add_argument(
+        "--site-modes",
+        metavar="MODES",
+        help="where the site_load part's site is served: own_process (`paddock web` beside "
+        "the bot), in_bot (PADDOCK_WEB_PORT), comma-separated (default both, pairs of each)",
     )
     p.add_argument(
         "--mixed-seconds",

@@ -309,6 +309,9 @@ async def bench_burst(
 
 SITE_PAIRS, SITE_PAIRS_QUICK = 3, 1
 SITE_RPS = 20.0  # issue 26: the site under 20 requests a second during the mixed load
+# Where the site is served during the load: by `paddock web` in a process of its own beside
+# the bot (README's advice for a busy bot), or by the bot itself (PADDOCK_WEB_PORT)
+SITE_MODES = ("own_process", "in_bot")
 # --quick (CI runs it from a wheel): one short pair of small loads, the shape not the figure
 SITE_LOAD_SECONDS_QUICK = 6.0
 SITE_LOAD_GAMES_QUICK = {"waddington": 4, "rf90": 1, "pitformula": 1}
@@ -324,49 +327,74 @@ SITE_LOAD_FIGURES = (
 
 
 async def bench_site_load(
-    quick: bool, pairs: int | None = None, seconds: float | None = None
+    quick: bool,
+    pairs: int | None = None,
+    seconds: float | None = None,
+    modes: Collection[str] = SITE_MODES,
 ) -> dict[str, Any]:
     """Issue 26's second figure: the mixed load (bench_mixed.py) in pairs of fresh bot
     processes on the same filled database, one with visitors asking for the site's pages
-    at SITE_RPS (the site served by the bot, as `paddock run` with PADDOCK_WEB_PORT), one
-    with the site on and no visitor; the pairs alternate which runs first (A B, B A...),
-    so that a machine getting busier or quieter weighs on both alike. The bot's answer
-    p99 of each run, and each pair's difference (with - without)."""
+    at SITE_RPS, one with the site on and no visitor; the pairs alternate which runs first
+    (A B, B A...), so that a machine getting busier or quieter weighs on both alike. Each
+    of `modes` (SITE_MODES) has its pairs: the site served by `paddock web` in a process
+    of its own ("own_process"), or by the bot (as `paddock run` with PADDOCK_WEB_PORT:
+    "in_bot"); the modes' pairs are interleaved (pair 1 of each, then pair 2...), in turns
+    which goes first. Per mode, the bot's answer p99 of each run and each pair's difference
+    (with - without): {"rps", "modes", "<mode>": {"pairs", "answer_p99_ms",
+    "answer_p99_difference_ms", "median_difference_ms"}}."""
+    unknown = set(modes) - set(SITE_MODES)
+    if unknown or not modes:
+        raise ValueError(f"site_load modes are {', '.join(SITE_MODES)}: not {sorted(unknown)}")
     count = pairs or (SITE_PAIRS_QUICK if quick else SITE_PAIRS)
     length = seconds or (SITE_LOAD_SECONDS_QUICK if quick else None)
-    runs: list[dict[str, Any]] = []
+    ordered = [m for m in SITE_MODES if m in modes]
+    runs: dict[str, list[dict[str, Any]]] = {mode: [] for mode in ordered}
     for n in range(count):
-        pair: dict[str, Any] = {}
-        order = (SITE_RPS, 0.0) if n % 2 else (0.0, SITE_RPS)
-        for rps in order:
-            label = "with" if rps else "without"
-            _progress(f"site under load: pair {n + 1}/{count}, {label} visitors")
-            options: dict[str, Any] = {"site": rps, **({"seconds": length} if length else {})}
-            if quick:
-                options["games"] = SITE_LOAD_GAMES_QUICK
-            mixed = await asyncio.to_thread(
-                functools.partial(
-                    _in_fresh_process, "mixed", quick, label=f"pair {n + 1} {label}: ", **options
+        for mode in ordered if n % 2 == 0 else ordered[::-1]:
+            pair: dict[str, Any] = {}
+            order = (SITE_RPS, 0.0) if n % 2 else (0.0, SITE_RPS)
+            for rps in order:
+                label = "with" if rps else "without"
+                _progress(f"site under load ({mode}): pair {n + 1}/{count}, {label} visitors")
+                options: dict[str, Any] = {
+                    "site": rps,
+                    "site_apart": mode == "own_process",
+                    **({"seconds": length} if length else {}),
+                }
+                if quick:
+                    options["games"] = SITE_LOAD_GAMES_QUICK
+                mixed = await asyncio.to_thread(
+                    functools.partial(
+                        _in_fresh_process,
+                        "mixed",
+                        quick,
+                        label=f"{mode} pair {n + 1} {label}: ",
+                        **options,
+                    )
                 )
+                pair[label] = {key: mixed[key] for key in SITE_LOAD_FIGURES}
+            pair["first"] = "with" if order[0] else "without"
+            pair["answer_p99_difference_ms"] = _difference(
+                pair["with"]["answer_p99_ms"], pair["without"]["answer_p99_ms"]
             )
-            pair[label] = {key: mixed[key] for key in SITE_LOAD_FIGURES}
-        pair["first"] = "with" if order[0] else "without"
-        pair["answer_p99_difference_ms"] = _difference(
-            pair["with"]["answer_p99_ms"], pair["without"]["answer_p99_ms"]
+            runs[mode].append(pair)
+    out: dict[str, Any] = {"rps": SITE_RPS, "modes": ordered}
+    for mode, mode_runs in runs.items():
+        differences = sorted(
+            p["answer_p99_difference_ms"]
+            for p in mode_runs
+            if p["answer_p99_difference_ms"] is not None
         )
-        runs.append(pair)
-    differences = sorted(
-        p["answer_p99_difference_ms"] for p in runs if p["answer_p99_difference_ms"] is not None
-    )
-    return {
-        "rps": SITE_RPS,
-        "pairs": runs,
-        "answer_p99_ms": {
-            label: [p[label]["answer_p99_ms"] for p in runs] for label in ("without", "with")
-        },
-        "answer_p99_difference_ms": differences,
-        "median_difference_ms": differences[len(differences) // 2] if differences else None,
-    }
+        out[mode] = {
+            "pairs": mode_runs,
+            "answer_p99_ms": {
+                label: [p[label]["answer_p99_ms"] for p in mode_runs]
+                for label in ("without", "with")
+            },
+            "answer_p99_difference_ms": differences,
+            "median_difference_ms": differences[len(differences) // 2] if differences else None,
+        }
+    return out
 
 
 def _difference(a: float | None, b: float | None) -> float | None:
@@ -416,12 +444,14 @@ async def run_bench(
     mixed_seconds: float | None = None,
     burst_games: int | None = None,
     site_pairs: int | None = None,
+    site_modes: Collection[str] = SITE_MODES,
 ) -> dict[str, Any]:
     """`db`: a postgresql:// URL to run on that server (a schema per part); None: SQLite.
     `only`: these parts of PART_NAMES (default: all). `mixed_seconds`: the mixed load's
     length, and the burst's play's (default: its own). `burst_games`: the games the burst
     opens at once (default 200; 20 with `quick`). `site_pairs`: the site_load part's pairs
-    of runs (default 3; 1 with `quick`)."""
+    of runs (default 3; 1 with `quick`); `site_modes`: where the site is served in them
+    (SITE_MODES, default both)."""
     from paddock_tools.bench_games import (
         bench_league,
         bench_memory,
@@ -500,5 +530,7 @@ async def run_bench(
         result["site"] = await bench_site(quick)
     if "site_load" in wanted:
         _progress("the mixed load with and without the site's visitors, in pairs")
-        result["site_load"] = await bench_site_load(quick, pairs=site_pairs, seconds=mixed_seconds)
+        result["site_load"] = await bench_site_load(
+            quick, pairs=site_pairs, seconds=mixed_seconds, modes=site_modes
+        )
     return result

@@ -401,6 +401,7 @@ async def bench_mixed(
     seconds: float | None = None,
     burst: bool = False,
     site: float | None = None,
+    site_apart: bool = False,
 ) -> dict[str, Any]:
     """Issue 11's load: Waddington, RF90 and Pit Formula games on one bot (150 + 25 + 25;
     `quick`: 14 + 3 + 3), every game's simulated users acting after a pause of 1-4 s
@@ -413,7 +414,10 @@ async def bench_mixed(
     `site` (issue 26): the database first filled with the league site's leagues and races
     (paddock_tools/bench_site.py), the bot serving the site as `paddock run` does with
     PADDOCK_WEB_PORT, and visitors asking for its pages at `site` requests a second during
-    the load (0: the site on, and no visitor); "site" tells what they got."""
+    the load (0: the site on, and no visitor); "site" tells what they got. `site_apart`:
+    the site served instead by `paddock web` in a process of its own beside the bot, on the
+    same database (bench_site.web_process); "site" then tells that process's CPU too, its
+    process id and how it exited."""
     from store import open_store
 
     counts = games or (MIXED_GAMES_QUICK if quick else MIXED_GAMES)
@@ -439,9 +443,20 @@ async def bench_mixed(
                 size = bench_site.mixed_site_size(quick)
                 _progress(f"mixed: filling the site's {size[0]} leagues, {size[1]} races")
                 filled = await bench_site.fill(url, *size, tmp)
-                env["PADDOCK_WEB_PORT"] = str(bench_site.free_port())
-            _progress("mixed: starting the bot in a process of its own (images warmed first)")
-            async with BotProcess(fd, db, env=env, warm=True, ready_timeout=180) as bot:
+                site_port = bench_site.free_port()
+                if not site_apart:
+                    env["PADDOCK_WEB_PORT"] = str(site_port)
+            web: bench_site.WebProcess | None = None
+            async with contextlib.AsyncExitStack() as apart:
+                if site is not None and site_apart:
+                    _progress("mixed: the site served by `paddock web` in a process of its own")
+                    web = await apart.enter_async_context(
+                        bench_site.web_process(db, site_port, Path(tmp) / "web.log")
+                    )
+                _progress("mixed: starting the bot in a process of its own (images warmed first)")
+                bot = await apart.enter_async_context(
+                    BotProcess(fd, db, env=env, warm=True, ready_timeout=180)
+                )
                 assert bot.proc is not None
                 pid = bot.proc.pid
                 watch = Watch(fd)
@@ -495,19 +510,22 @@ async def bench_mixed(
                 lagger = asyncio.create_task(_loop_lag(stop, lags))
                 users.until = time.perf_counter() + seconds
                 cpu, fake_cpu = _cpu_s(pid), time.process_time()
+                web_cpu = _cpu_s(web.pid) if web is not None else 0.0
                 tasks = [
                     asyncio.create_task(users.game(kind, gid, where, index))
                     for index, (kind, gid, where) in enumerate(loops)
                 ]
                 visits = None
                 if site:
-                    site_url = f"http://127.0.0.1:{env['PADDOCK_WEB_PORT']}"
+                    site_url = f"http://127.0.0.1:{site_port}"
                     load = bench_site.site_load(site_url, filled, site, stop)
                     visits = asyncio.create_task(load)
                 while users.running():
                     await asyncio.sleep(1.0)
                     rss.append(rss_mb(pid))
                 cpu, fake_cpu = _cpu_s(pid) - cpu, time.process_time() - fake_cpu
+                if web is not None:
+                    web_cpu = _cpu_s(web.pid) - web_cpu
                 # each user's interaction under way is answered (or given up on), then stops
                 await asyncio.wait(tasks, timeout=WAIT_S + 5)
                 for task in tasks:
@@ -555,7 +573,17 @@ async def bench_mixed(
         }
     opened = {"burst": _burst_report(users.asked, burst_at, setup_done)} if burst else {}
     if site is not None:
-        opened["site"] = {"rps_asked": site, **(site_report or {"requests": 0})}
+        opened["site"] = {
+            "rps_asked": site,
+            "served_by": "own_process" if site_apart else "bot",
+            **(site_report or {"requests": 0}),
+        }
+        if web is not None:  # `paddock web` beside the bot: its CPU over the load, its end
+            opened["site"] |= {
+                "cpu_cores": round(web_cpu / seconds, 2),
+                "pid": web.pid,
+                "exit_code": web.exit_code,
+            }
     return {
         **opened,
         "games": dict(counts),

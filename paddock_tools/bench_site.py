@@ -9,7 +9,8 @@ would take hours. Each race is one of a few real robot-only games (`Game.simulat
 per game kind) replicated under other ids, seats and drivers: its action log, its final
 snapshot, its league result and its placings, as the bot stores them, so every page reads
 and replays real data. Run by `paddock_tools.bench` ("site"), and by the mixed load with
-the site on (bench_mixed.py, `site_rps`).
+the site on (bench_mixed.py, `site`): served by the bot itself (PADDOCK_WEB_PORT) or by
+`paddock web` in a process of its own beside it (`web_process`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import os
 import random
 import sqlite3
 import sys
@@ -397,6 +399,71 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+@dataclass
+class WebProcess:
+    """`paddock web` serving the site beside the bot (`web_process`): its address, its
+    process id and, once stopped, its exit code."""
+
+    url: str
+    pid: int
+    exit_code: int | None = None
+
+
+WEB_READY_S = 60.0
+
+
+@contextlib.asynccontextmanager
+async def web_process(db: Path | str, port: int, log: Path) -> AsyncIterator[WebProcess]:
+    """The site served as a busy bot's README says to serve it: `paddock web --db FILE` (or
+    `--db-url URL`) in a process of its own, read-only on the bot's database, on
+    127.0.0.1:`port`, with the deployment's own rate limit (none of the PADDOCK_* settings
+    of this environment: the bench's). Its log (one line a request) goes to `log`. Stopped
+    by SIGTERM, as a service manager stops it (killed if still there after 10 s)."""
+    where = ["--db", str(db)] if isinstance(db, Path) else ["--db-url", db]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PADDOCK_")}
+    with log.open("wb") as out:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot.cli",
+            "web",
+            *where,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=out,
+            stderr=out,
+        )
+    running = WebProcess(f"http://127.0.0.1:{port}", proc.pid)
+    try:
+        deadline = time.monotonic() + WEB_READY_S
+        while True:  # listening: a connection is accepted
+            if proc.returncode is not None or time.monotonic() > deadline:
+                tail = log.read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"paddock web did not start (exit {proc.returncode}):\n{tail}")
+            try:
+                _, writer = await asyncio.open_connection("127.0.0.1", port)
+            except OSError:
+                await asyncio.sleep(0.1)
+                continue
+            writer.close()
+            await writer.wait_closed()
+            break
+        yield running
+    finally:
+        if proc.returncode is None:
+            proc.terminate()
+        try:
+            await asyncio.wait_for(proc.wait(), 10)
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
+        running.exit_code = proc.returncode
 
 
 VISITOR_RPS = 2.0  # each simulated visitor's pace: under the site's own limit (3 a second)

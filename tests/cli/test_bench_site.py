@@ -1,11 +1,13 @@
 """`paddock bench`'s league site parts (issue 26) in small: the filler's leagues and races
 served by the real site server and asked for over HTTP (every page kind answered 200, every
-figure reported), the mixed load with the site served by the bot and visited, and the
-pairing of runs with and without visitors. The shape and the pages, never the timings
+figure reported), the mixed load with the site visited while served by the bot or by
+`paddock web` in a process of its own beside it, and the pairing of runs with and without
+visitors in both. The shape and the pages, never the timings
 (those are the bench's to measure: docs/performance.md)."""
 
 from __future__ import annotations
 
+import os
 import random
 from pathlib import Path
 from typing import Any
@@ -101,29 +103,94 @@ async def test_mixed_load_with_the_site_served_by_the_bot_and_visited(
     assert mixed["errors_logged"] == 0 and mixed["user_failures"] == 0
 
 
+async def test_mixed_load_with_the_site_in_a_process_of_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The mixed load in small with the site served by `paddock web` beside the bot, on the
+    same SQLite file: the visitors got pages from it (every one a 200), every figure is
+    reported, the bot still answered, and the site's process is gone afterwards, stopped
+    as a service manager stops it (SIGTERM, exit 0)."""
+    monkeypatch.setattr(bench, "DB_URL", None)
+    games = {"waddington": 1, "rf90": 1, "pitformula": 1}
+    for rps in (20.0, 0.0):
+        mixed = await bench.bench_mixed(True, games=games, seconds=5, site=rps, site_apart=True)
+        site = mixed["site"]
+        assert site["served_by"] == "own_process" and site["rps_asked"] == rps
+        if rps:
+            assert site["visitors"] == 10 and site["requests"] > 20
+            assert set(site["statuses"]) == {"200"}
+            assert 0 < site["p50"] <= site["p99"] <= site["max"]
+            assert site["cpu_cores"] > 0  # the pages were made in that process
+        else:
+            assert site["requests"] == 0 and site["cpu_cores"] >= 0
+        assert site["exit_code"] == 0
+        with pytest.raises(ProcessLookupError):
+            os.kill(site["pid"], 0)
+        for key in bench.SITE_LOAD_FIGURES:
+            assert mixed[key] is not None, key
+        assert mixed["interactions"] > 0 and mixed["answer_p99_ms"] > 0
+        assert mixed["errors_logged"] == 0 and mixed["user_failures"] == 0
+
+
+async def test_a_site_process_that_cannot_start_says_why(tmp_path: Path) -> None:
+    """No database there: `paddock web` exits, and the bench stops with its log's words."""
+    missing = tmp_path / "nothing.db"
+    with pytest.raises(RuntimeError, match="paddock web did not start"):
+        async with bench_site.web_process(missing, bench_site.free_port(), tmp_path / "web.log"):
+            pass
+    assert not missing.exists()  # read-only: nothing made
+
+
 async def test_site_load_pairs_alternate_and_report_both_runs_and_the_difference(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The pairing alone (each run is the mixed load above): with and without visitors in
-    turns, A B then B A, each pair's difference with - without."""
-    runs: list[float] = []
+    """The pairing alone (each run is the mixed load above): per mode, with and without
+    visitors in turns, A B then B A, each pair's difference with - without; the modes'
+    pairs interleaved, each going first in turn."""
+    runs: list[tuple[bool, float]] = []
 
     def fake_run(part: str, quick: bool, label: str = "", **options: Any) -> dict[str, Any]:
         assert part == "mixed" and quick and options["seconds"] == 5
         assert options["games"] == bench.SITE_LOAD_GAMES_QUICK  # --quick: small
-        runs.append(options["site"])
+        runs.append((options["site_apart"], options["site"]))
         p99 = 30.0 + len(runs) + (5.0 if options["site"] else 0.0)
         return {key: 1 for key in bench.SITE_LOAD_FIGURES} | {"answer_p99_ms": p99}
 
     monkeypatch.setattr(bench, "_in_fresh_process", fake_run)
     load = await bench.bench_site_load(True, pairs=3, seconds=5)
-    assert runs == [0.0, 20.0, 20.0, 0.0, 0.0, 20.0]
-    assert [p["first"] for p in load["pairs"]] == ["without", "with", "without"]
-    assert load["answer_p99_ms"] == {"without": [31.0, 34.0, 35.0], "with": [37.0, 38.0, 41.0]}
-    assert load["answer_p99_difference_ms"] == [4.0, 6.0, 6.0]
-    assert load["median_difference_ms"] == 6.0
+    apart, in_bot = (True, 0.0), (False, 0.0)
+    assert runs == [
+        *(apart, (True, 20.0), in_bot, (False, 20.0)),  # pair 1: own process first
+        *((False, 20.0), in_bot, (True, 20.0), apart),  # pair 2: in the bot first
+        *(apart, (True, 20.0), in_bot, (False, 20.0)),
+    ]
+    assert load["modes"] == ["own_process", "in_bot"] and load["rps"] == 20.0
+    own, bot = load["own_process"], load["in_bot"]
+    assert [p["first"] for p in own["pairs"]] == ["without", "with", "without"]
+    assert [p["first"] for p in bot["pairs"]] == ["without", "with", "without"]
+    assert own["answer_p99_ms"] == {"without": [31.0, 38.0, 39.0], "with": [37.0, 42.0, 45.0]}
+    assert bot["answer_p99_ms"] == {"without": [33.0, 36.0, 41.0], "with": [39.0, 40.0, 47.0]}
+    assert own["answer_p99_difference_ms"] == [4.0, 6.0, 6.0]
+    assert own["median_difference_ms"] == 6.0 and bot["median_difference_ms"] == 6.0
+
+
+async def test_site_load_in_one_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    modes: list[bool] = []
+
+    def fake_run(part: str, quick: bool, label: str = "", **options: Any) -> dict[str, Any]:
+        modes.append(options["site_apart"])
+        return {key: 1 for key in bench.SITE_LOAD_FIGURES} | {"answer_p99_ms": 1.0}
+
+    monkeypatch.setattr(bench, "_in_fresh_process", fake_run)
+    load = await bench.bench_site_load(True, modes=["in_bot"])
+    assert modes == [False, False] and set(load) == {"rps", "modes", "in_bot"}
+    with pytest.raises(ValueError, match="site_load modes"):
+        await bench.bench_site_load(True, modes=["elsewhere"])
 
 
 def test_bench_site_options(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "--site", "--site-pairs", "0"]) == 2
     assert capsys.readouterr().err.strip() == "bench: --site-pairs takes 1 to 20 pairs"
+    assert main(["bench", "--site", "--site-modes", "own_process,nowhere"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "bench: --site-modes takes own_process,in_bot or one of them"

@@ -138,9 +138,12 @@ def test_bench_quick_prints_one_json_object_in_the_agreed_shape() -> None:
     assert (site["leagues"], site["races"]) == (20, 100)
     assert all(p["statuses"] == {"200": p["requests"]} for p in site["pages"].values())
     assert all(0 < p["p50"] <= p["p99"] for p in site["pages"].values())
-    pair = result["site_load"]["pairs"][0]  # one pair, with and without the site's visitors
-    assert pair["with"]["site"]["requests"] > 0 and pair["without"]["site"]["requests"] == 0
-    assert pair["answer_p99_difference_ms"] is not None
+    # one pair each, with and without the site's visitors: the site beside the bot, in it
+    for mode, served_by in (("own_process", "own_process"), ("in_bot", "bot")):
+        pair = result["site_load"][mode]["pairs"][0]
+        assert pair["with"]["site"]["requests"] > 0 and pair["without"]["site"]["requests"] == 0
+        assert pair["with"]["site"]["served_by"] == served_by
+        assert pair["answer_p99_difference_ms"] is not None
     assert "bench: RF90 replay" in proc.stderr  # progress, while stdout is the JSON alone
     assert "bench: mixed: 20 games" in proc.stderr  # the fresh process's progress too
 
