@@ -98,9 +98,10 @@ def test_ci_runs_make_test() -> None:
 
 
 def test_bench_quick_prints_one_json_object_in_the_agreed_shape() -> None:
-    # a minute when the machine is idle; CI machines are shared
+    # two to three minutes when the machine is idle (the site_load pairs of both modes); CI
+    # machines are shared, and this test runs beside the others
     proc = paddock(
-        "bench", "--quick", "--json", env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300
+        "bench", "--quick", "--json", env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=900
     )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.strip().splitlines()
