@@ -254,7 +254,9 @@ class Rounds:
     async def _not_raced(self, record: GameRecord, seats: list[Any], exc: PaddockError) -> None:
         presenter = self.core.presenter(record)
         why = "nobody signed up" if not seats else f"it could not start: {exc.message}"
-        await self.store.end_game(record.id, from_status=("lobby",))
+        # its thread archived after the league's grace, as a cancelled lobby's is
+        timers = await self.lobby.endings.end_timers(record)
+        await self.store.end_game(record.id, from_status=("lobby",), timers=timers)
         text = (
             f"🏁 Sign-up closed and {why}. This round is not raced for now: a league admin "
             f"can open it with `/{presenter.area} new` and its league and round."

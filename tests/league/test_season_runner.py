@@ -265,6 +265,10 @@ async def test_a_round_nobody_signs_up_for_is_not_raced(d: InProcessDriver) -> N
     await at(d, R1 + 30 * MINUTE, lambda: _status_is(d, game.id, "abandoned"))
     (notice,) = channel_posts(d, mark, game.thread_id or 0)
     assert "nobody signed up" in notice["content"] and "/f1 new" in notice["content"]
+    # Its thread is archived after the league's grace (an hour), as a cancelled lobby's.
+    assert [(t.event, t.due_at) for t in await store.timers(game.id)] == [
+        ("paddock_archive", R1 + 30 * MINUTE + HOUR)
+    ]
     # An admin may now open the round by hand: the bot's race is over.
     again = await d.slash("f1", "new", league="Cup", round=1, user=BOB)
     assert not again.ephemeral, again.content
