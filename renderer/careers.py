@@ -21,8 +21,6 @@ from renderer.common import (
     MUTED,
     PAPER,
     RGB,
-    TITLE_BG,
-    TITLE_FG,
     Cell,
     Column,
     TableStyle,
@@ -32,12 +30,8 @@ from renderer.common import (
     to_png,
     wrap_text,
 )
-from renderer.standings import MIN_PX
+from renderer.standings import MARGIN, MIN_PX, TITLE_SIZE, TITLE_TOP, WIDTH, title_band
 
-WIDTH = 900
-MARGIN = 16
-TITLE_TOP = 14
-TITLE_SIZE = 40
 LINE = 36  # a line of MIN_PX text
 HEADING_SIZE = 34
 HEADING_LINE = 46
@@ -146,20 +140,8 @@ def render_career(name: str, subtitle: str, blocks: list[CareerBlock]) -> bytes:
     layout = career_layout(subtitle, blocks)
     image = Image.new("RGB", (layout.width, layout.height), PAPER)
     draw = ImageDraw.Draw(image)
-    draw.rectangle((0, 0, layout.width - 1, layout.title_height - 1), fill=TITLE_BG)
-    draw_text(
-        draw,
-        (MARGIN, TITLE_TOP),
-        name,
-        TITLE_SIZE,
-        TITLE_FG,
-        bold=True,
-        max_width=layout.width - 2 * MARGIN,
-    )
-    y: float = TITLE_TOP + TITLE_SIZE + 14
-    for line in layout.subtitle_lines:
-        draw_text(draw, (MARGIN, y), line, MIN_PX, TITLE_FG)
-        y += LINE
+    title_band(draw, layout.width, layout.title_height, name, layout.subtitle_lines, LINE)
+    y: float
     for block, laid in zip(blocks, layout.blocks, strict=True):
         draw_text(
             draw,

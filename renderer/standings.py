@@ -213,13 +213,17 @@ def _legend(first_round: int, total_rounds: int) -> str:
     return text
 
 
-def render_standings(title: str, subtitle: str, rows: list[StandingsLine]) -> bytes:
-    """PNG bytes of the standings table (WIDTH px wide, height grows with the rows)."""
-    layout = standings_layout(subtitle, rows)
-    image = Image.new("RGB", (layout.width, layout.height), PAPER)
-    draw = ImageDraw.Draw(image)
-
-    draw.rectangle((0, 0, layout.width - 1, layout.title_height - 1), fill=TITLE_BG)
+def title_band(
+    draw: ImageDraw.ImageDraw,
+    width: int,
+    height: int,
+    title: str,
+    subtitle_lines: list[str],
+    line_height: float,
+) -> None:
+    """The dark band at the top of a league image (the standings, a career): its title in
+    bold and its subtitle lines (at SUBTITLE_SIZE, `line_height` apart)."""
+    draw.rectangle((0, 0, width - 1, height - 1), fill=TITLE_BG)
     draw_text(
         draw,
         (MARGIN, TITLE_TOP),
@@ -227,12 +231,21 @@ def render_standings(title: str, subtitle: str, rows: list[StandingsLine]) -> by
         TITLE_SIZE,
         TITLE_FG,
         bold=True,
-        max_width=layout.width - 2 * MARGIN,
+        max_width=width - 2 * MARGIN,
     )
     y: float = TITLE_TOP + TITLE_SIZE + 14
-    for line in layout.subtitle_lines:
+    for line in subtitle_lines:
         draw_text(draw, (MARGIN, y), line, SUBTITLE_SIZE, TITLE_FG)
-        y += SUBTITLE_LINE
+        y += line_height
+
+
+def render_standings(title: str, subtitle: str, rows: list[StandingsLine]) -> bytes:
+    """PNG bytes of the standings table (WIDTH px wide, height grows with the rows)."""
+    layout = standings_layout(subtitle, rows)
+    image = Image.new("RGB", (layout.width, layout.height), PAPER)
+    draw = ImageDraw.Draw(image)
+
+    title_band(draw, layout.width, layout.title_height, title, layout.subtitle_lines, SUBTITLE_LINE)
 
     if not rows:
         top = layout.table_top

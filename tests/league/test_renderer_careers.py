@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from renderer import careers, common
+from renderer import careers, common, standings
 from renderer.careers import (
     COLUMNS,
     MARGIN,
@@ -66,7 +66,8 @@ def test_a_title_sits_on_a_gold_chip() -> None:
 
 @pytest.fixture
 def texts(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[Callable[[], bytes]], list]]:
-    yield from record_texts(monkeypatch, (common, careers))
+    # (the title band is the standings image's own: renderer.standings draws it)
+    yield from record_texts(monkeypatch, (common, careers, standings))
 
 
 def test_every_text_reads_on_a_phone(texts) -> None:  # noqa: ANN001
