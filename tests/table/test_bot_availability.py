@@ -189,8 +189,10 @@ async def test_away_in_a_robot_league_the_robot_decides_at_once(d: InProcessDriv
         return any(a.seq > mark and a.actor == f"timeout:{BOB.id}" for a in actions)
 
     await until(decided, "the robot deciding for bob")
-    said = [c.content or "" for c in d.backend.calls if c.kind == "channel_message"]
-    await until(lambda: any("bob is away: the robot decided for them." in s for s in said))
+    def said() -> list[str]:  # read at each poll: the note may be posted after the action
+        return [c.content or "" for c in d.backend.calls if c.kind == "channel_message"]
+
+    await until(lambda: any("bob is away: the robot decided for them." in s for s in said()))
 
 
 async def test_quiet_hours_leave_out_the_ping_and_move_the_deadline_to_their_end(
