@@ -189,6 +189,7 @@ async def test_away_in_a_robot_league_the_robot_decides_at_once(d: InProcessDriv
         return any(a.seq > mark and a.actor == f"timeout:{BOB.id}" for a in actions)
 
     await until(decided, "the robot deciding for bob")
+
     def said() -> list[str]:  # read at each poll: the note may be posted after the action
         return [c.content or "" for c in d.backend.calls if c.kind == "channel_message"]
 
