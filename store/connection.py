@@ -33,6 +33,11 @@ SQLITE = Dialect(
     fold_sql="{} COLLATE NOCASE",
     name_lock_sql=None,
     integrity_errors=(sqlite3.IntegrityError,),
+    timers_json_sql=(
+        "(SELECT json_group_array(json_object('event', event, 'due_at', due_at,"
+        " 'payload', json(payload_json))) FROM (SELECT * FROM timers WHERE game_id = ?"
+        " ORDER BY id))"
+    ),
 )
 
 

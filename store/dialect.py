@@ -14,7 +14,8 @@ alike. What is left differs, and a `Dialect` holds it:
 - claiming one row of many without waiting for another claimer (`claim_row`);
 - names compared without case, ASCII only as SQLite's NOCASE (`fold`, `same_text`);
 - a lock on a name that has no row yet (a league being created): an advisory lock;
-- the driver's integrity error (a lost race for a sequence number is one).
+- the driver's integrity error (a lost race for a sequence number is one);
+- a game's timers as one JSON value (kept with each append for an undo: store/undo.py).
 
 A connection gives the store a `Backend`: committed reads (`_reads`), a transaction
 (`_transact`, its work given a `Tx`) and one statement in a transaction of its own
@@ -109,6 +110,9 @@ class Dialect:
     # An advisory lock on the key `{}` until the transaction ends (None: the transaction is).
     name_lock_sql: str | None
     integrity_errors: tuple[type[Exception], ...]
+    # A game's timers (the game id the next placeholder) as one JSON array of {"event",
+    # "due_at", "payload"}, in the order they were armed: the JSON functions differ.
+    timers_json_sql: str
 
     def sql(self, text: str) -> str:
         return numbered(text) if self.numbered else text

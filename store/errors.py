@@ -42,6 +42,11 @@ class StaleState(PaddockError):
         self.state_json = state_json
 
 
+class NothingToUndo(PaddockError):
+    """An undo with nothing to take back: the last entry of the log is not one action
+    appended alone (a mark, or a chain with the robots' moves), store.undo."""
+
+
 class Repeated(PaddockError):
     """A command made its game a moment ago (models.Once): nothing was made this time."""
 

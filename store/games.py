@@ -15,10 +15,11 @@ import json
 from typing import Any, NamedTuple
 
 from store.dialect import Row, Tx, now, shard_filter
-from store.errors import LeagueError, NotFound, Repeated, StaleState
+from store.errors import LeagueError, NotFound, NothingToUndo, Repeated, StaleState
 from store.models import ActionRecord, GameRecord, Once, Seat, Shards, Timer, TimerSpec
 from store.protocol import Placings
 from store.sites import SiteStore
+from store.undo import Mark
 
 _GAME_COLUMNS = (
     "g.id, g.kind, g.guild_id, g.channel_id, g.thread_id, g.status_message_id, g.league_id,"
@@ -506,12 +507,15 @@ class GameStore(SiteStore):
         nothing written). Statement by statement; PostgresStore writes it in one."""
         await self._lock_game(tx, a.game_id)  # a writer that lost the race waits here
         # The check and the move in one statement: the snapshot moves only if still there.
+        # The seq it moves from and the timers until now are kept for an undo (store/undo.py).
         moved = await tx.fetchval(
-            "UPDATE game_snapshots SET seq = ?, state_json = ?, updated_at = ?"
+            "UPDATE game_snapshots SET seq = ?, state_json = ?, updated_at = ?, prior_seq = seq,"
+            f" prior_timers_json = {self.dialect.timers_json_sql}"
             " WHERE game_id = ? AND seq = ? RETURNING seq",
             a.seq,
             a.state_json,
             a.at,
+            a.game_id,
             a.game_id,
             a.expected_seq,
         )
@@ -538,6 +542,99 @@ class GameStore(SiteStore):
         if a.timers is not None:
             await self._replace_timers(tx, a.game_id, a.timers, a.at)
         return True
+
+    async def take_back(
+        self,
+        game_id: int,
+        expected_seq: int,
+        actor: str,
+        mark: Mark,
+        state_json: str,
+        *,
+        timers: list[TimerSpec] | None = None,
+    ) -> int:
+        """Append `mark` (an undo or a rewind, store/undo.py) as expected_seq + 1 and set the
+        snapshot to `state_json`, the state after entry `mark.to`, in one transaction with the
+        row lock and sequence check of a move (StaleState: the game moved on). `timers`
+        replace the game's; None (an undo) puts back those kept by the last append, which
+        must have been the one action taken back (else NothingToUndo). A finished game runs
+        again: its league result and placings go (its season must be open and not wrapped
+        up, else LeagueError). No undo follows a mark: it keeps no prior."""
+        seq = expected_seq + 1
+
+        async def write(tx: Tx) -> None:
+            await self._lock_game(tx, game_id)
+            row = await tx.fetchrow(
+                "SELECT s.seq, s.prior_seq, s.prior_timers_json, g.status, g.league_id,"
+                " g.round_id, g.results_recorded FROM game_snapshots s JOIN games g"
+                " ON g.id = s.game_id WHERE s.game_id = ?",
+                game_id,
+            )
+            if row is None:
+                raise NotFound(f"Game #{game_id} has no state to act on.")
+            if row["seq"] != expected_seq:
+                raise _Moved()
+            if row["status"] not in ("running", "finished"):
+                raise LeagueError("This race is no longer running.")
+            restore = timers
+            if restore is None:
+                if row["prior_seq"] is None or row["prior_seq"] != mark.to:
+                    raise NothingToUndo("There is no move of yours to take back.")
+                kept = json.loads(row["prior_timers_json"])
+                restore = [TimerSpec.model_validate(t) for t in kept]
+            if row["status"] == "finished":
+                await self._reopen(tx, game_id, row["league_id"], row["round_id"])
+            at = now()
+            await tx.execute(
+                "UPDATE game_snapshots SET seq = ?, state_json = ?, updated_at = ?,"
+                " prior_seq = NULL, prior_timers_json = NULL WHERE game_id = ?",
+                seq,
+                state_json,
+                at,
+                game_id,
+            )
+            await tx.execute(
+                "INSERT INTO game_actions (game_id, seq, actor, by_robot, action_json,"
+                " created_at) VALUES (?, ?, ?, 0, ?, ?)",
+                game_id,
+                seq,
+                actor,
+                mark.to_json(),
+                at,
+            )
+            await tx.execute(
+                "UPDATE games SET status = 'running', results_recorded = 0, updated_at = ?"
+                " WHERE id = ?",
+                at,
+                game_id,
+            )
+            await self._replace_timers(tx, game_id, restore, at)
+
+        try:
+            await self._transact(write)
+        except (_Moved, *self.dialect.integrity_errors):
+            latest = await self.load_game(game_id)
+            raise StaleState(game_id, latest.seq, latest.state_json or "") from None
+        return seq
+
+    async def _reopen(
+        self, tx: Tx, game_id: int, league_id: int | None, round_id: int | None
+    ) -> None:
+        """A finished game about to run again: its finishing order and its round's result
+        (the round to be raced again) go, in a season still open and not wrapped up."""
+        await tx.execute("DELETE FROM game_placings WHERE game_id = ?", game_id)
+        if league_id is None:
+            return
+        await self._lock_league(tx, league_id)
+        league = await tx.fetchrow("SELECT status, wrapped_at FROM leagues WHERE id = ?", league_id)
+        if league is None or league["status"] != "open" or league["wrapped_at"] is not None:
+            raise LeagueError(
+                "This race's season is over: an admin can correct its result with"
+                " `/league-admin result` instead."
+            )
+        await tx.execute("DELETE FROM round_results WHERE game_id = ? AND source = 'game'", game_id)
+        if round_id is not None and not await self._round_has_results(tx, round_id):
+            await tx.execute("UPDATE league_rounds SET status = 'scheduled' WHERE id = ?", round_id)
 
     async def actions(self, game_id: int) -> list[ActionRecord]:
         rows = await self._all(

@@ -14,16 +14,18 @@ from store.dialect import Tx
 from store.errors import NotFound
 from store.games import Append, GameStore
 from store.health import HealthStore
-from store.postgres_connection import PostgresConnection
+from store.postgres_connection import POSTGRES, PostgresConnection
 
 # The whole append in one statement once the game is locked (each statement is a round
 # trip to the server, and one the event loop may wait for behind the image threads): the
 # snapshot moves from $2 to $3 only if it is still at $2 (else nothing below happens and
-# the count is 0), the log entries, the game's status and last human action, and (with $11)
+# the count is 0; the seq it moved from and the timers until now kept for an undo,
+# store/undo.py), the log entries, the game's status and last human action, and (with $11)
 # the game's timers replaced.
 _APPEND = """
 WITH snap AS (
-    UPDATE game_snapshots SET seq = $3, state_json = $4, updated_at = $5
+    UPDATE game_snapshots SET seq = $3, state_json = $4, updated_at = $5, prior_seq = seq,
+        prior_timers_json = {prior_timers}
     WHERE game_id = $1 AND seq = $2 RETURNING game_id
 ), logged AS (
     INSERT INTO game_actions (game_id, seq, actor, by_robot, action_json, created_at)
@@ -43,7 +45,7 @@ WITH snap AS (
     WHERE $11
 )
 SELECT count(*) FROM snap
-"""
+""".replace("{prior_timers}", POSTGRES.timers_json_sql.replace("?", "$1"))
 
 
 class PostgresStore(GameStore, HealthStore, PostgresConnection):

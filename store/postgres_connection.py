@@ -38,6 +38,11 @@ POSTGRES = Dialect(
     # Transaction-level: released by COMMIT or ROLLBACK whatever happens to the process.
     name_lock_sql="SELECT pg_advisory_xact_lock(hashtextextended({}, 0))",
     integrity_errors=(asyncpg.IntegrityConstraintViolationError,),
+    timers_json_sql=(
+        "(SELECT CAST(COALESCE(json_agg(json_build_object('event', event, 'due_at', due_at,"
+        " 'payload', CAST(payload_json AS json)) ORDER BY id), '[]') AS TEXT)"
+        " FROM timers WHERE game_id = ?)"
+    ),
 )
 
 

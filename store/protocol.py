@@ -39,6 +39,7 @@ from store.models import (
     TimerSpec,
     UserSettings,
 )
+from store.undo import Mark
 
 Placings = list[tuple[int, int | None, str]]  # (user or member id, place, status)
 
@@ -363,7 +364,23 @@ class Store(Protocol):
         human_at: float | None = None,
     ) -> int: ...
 
-    async def actions(self, game_id: int) -> list[ActionRecord]: ...
+    async def take_back(
+        self,
+        game_id: int,
+        expected_seq: int,
+        actor: str,
+        mark: Mark,
+        state_json: str,
+        *,
+        timers: list[TimerSpec] | None = None,
+    ) -> int:
+        """An undo or a rewind written as a log entry with the state it returns to
+        (store/undo.py); None timers: those before the last append (an undo)."""
+        ...
+
+    async def actions(self, game_id: int) -> list[ActionRecord]:
+        """The whole log, marks included (store.undo.standing: the actions that stand)."""
+        ...
 
     # Timers ----------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ from renderer.boards import board_renderers
 from rules.base import get_game
 from rules.championship import game_kinds
 from store import GameRecord, League, NotFound, Store
+from store.undo import standing
 
 
 @dataclass
@@ -70,7 +71,7 @@ async def race_page(store: Store, league: League, game: GameRecord) -> RacePage:
     rules = get_game(game.kind)
     seats = {s.seat: s for s in await store.seats(game.id)}
     names = {str(s.user_id): s.name for s in seats.values() if s.user_id}
-    actions = await store.actions(game.id)
+    actions = standing(await store.actions(game.id))  # without what was taken back
     assert game.state_json is not None  # finished_race checked it
 
     def replay() -> tuple[list[LogLine], list[Placed]]:

@@ -31,6 +31,7 @@ from rules.rf90 import GAME as RF90
 from rules.rf90 import RF90State
 from rules.rf90.replay import iter_activation_steps
 from store import GameRecord, Store
+from store.undo import standing
 
 V = TypeVar("V")
 
@@ -110,7 +111,7 @@ class RaceMedia:
 
     async def rf90_steps(self, store: Store, game: GameRecord) -> list[Step]:
         async def make() -> list[Step]:
-            actions = [a.action_json for a in await store.actions(game.id)]
+            actions = [a.action_json for a in standing(await store.actions(game.id))]
 
             def replay() -> list[Step]:
                 done = list(iter_activation_steps(RF90, game.seed, game.config, actions))
@@ -147,7 +148,7 @@ class RaceMedia:
         self, store: Store, game: GameRecord, names: dict[int, str]
     ) -> list[PitRace]:
         async def make() -> list[PitRace]:
-            actions = [a.action_json for a in await store.actions(game.id)]
+            actions = [a.action_json for a in standing(await store.actions(game.id))]
             return await asyncio.to_thread(_pit_races, game, actions, names)
 
         return await self.pit.get(game.id, make)

@@ -24,6 +24,7 @@ from rules.rf90 import (
     catalog,
 )
 from rules.rf90.replay import activation_states
+from store.undo import standing
 
 if TYPE_CHECKING:
     from bot.client import PaddockBot
@@ -130,7 +131,7 @@ class RF90Cog(TableCog, group_name="rf90", group_description="Race! Formula 90 r
         if record.state_json is None:
             raise PaddockError("This race has not started yet: nothing to replay.")
         await interaction.response.defer(thinking=True)
-        actions = [a.action_json for a in await self.store.actions(record.id)]
+        actions = [a.action_json for a in standing(await self.store.actions(record.id))]
         key = (record.id, len(actions))
 
         def render() -> bytes:  # ~10 s of drawing on one core: never on the event loop
