@@ -558,8 +558,8 @@ class GameStore(SiteStore):
         row lock and sequence check of a move (StaleState: the game moved on). `timers`
         replace the game's; None (an undo) puts back those kept by the last append, which
         must have been the one action taken back (else NothingToUndo). A finished game runs
-        again: its league result and placings go (its season must be open and not wrapped
-        up, else LeagueError). No undo follows a mark: it keeps no prior."""
+        again: its league result and placings go (its season must be open, else
+        LeagueError; a wrap-up is posted again). No undo follows a mark: it keeps no prior."""
         seq = expected_seq + 1
 
         async def write(tx: Tx) -> None:
@@ -621,18 +621,20 @@ class GameStore(SiteStore):
         self, tx: Tx, game_id: int, league_id: int | None, round_id: int | None
     ) -> None:
         """A finished game about to run again: its finishing order and its round's result
-        (the round to be raced again) go, in a season still open and not wrapped up."""
+        (the round to be raced again) go, in a season still open; a wrap-up posted for the
+        season is undone too (posted again once the calendar's results are all in)."""
         await tx.execute("DELETE FROM game_placings WHERE game_id = ?", game_id)
         if league_id is None:
             return
         await self._lock_league(tx, league_id)
-        league = await tx.fetchrow("SELECT status, wrapped_at FROM leagues WHERE id = ?", league_id)
-        if league is None or league["status"] != "open" or league["wrapped_at"] is not None:
+        status = await tx.fetchval("SELECT status FROM leagues WHERE id = ?", league_id)
+        if status != "open":
             raise LeagueError(
                 "This race's season is over: an admin can correct its result with"
                 " `/league-admin result` instead."
             )
         await tx.execute("DELETE FROM round_results WHERE game_id = ? AND source = 'game'", game_id)
+        await tx.execute("UPDATE leagues SET wrapped_at = NULL WHERE id = ?", league_id)
         if round_id is not None and not await self._round_has_results(tx, round_id):
             await tx.execute("UPDATE league_rounds SET status = 'scheduled' WHERE id = ?", round_id)
 

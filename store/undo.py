@@ -18,10 +18,11 @@ was, not a new one.
 from __future__ import annotations
 
 import json
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from rules.base import Game, GameState
 from store.models import ActionRecord
 
 UNDO, REWIND = "paddock.undo", "paddock.rewind"
@@ -62,3 +63,17 @@ def standing(log: list[ActionRecord]) -> list[ActionRecord]:
 
 def has_marks(log: list[ActionRecord]) -> bool:
     return any(mark_of(entry) is not None for entry in log)
+
+
+def state_after(
+    game: Game[Any], seed: int, config: dict[str, Any], log: list[ActionRecord], to: int | None
+) -> GameState:
+    """The race as it stood after entry `to` of `log` (None: after the whole log; 0: its
+    start): the standing actions up to there, replayed from the seed."""
+    state = game.new_game(seed, config)
+    for entry in standing(log):
+        if to is not None and entry.seq > to:
+            break
+        # the replay's own state, never read again: no copy per action
+        state, _ = game.apply_owned(state, game.parse_action(entry.action_json))
+    return state

@@ -13,7 +13,8 @@ module a job (docs/architecture.md draws how a click goes through them):
 - lobby.py: a game before its start; life.py: abandon, replace, autopilot, status;
 - turns.py: reminders, timeouts, idle races; ending.py: a game that is over;
 - log.py: `/<game> log`; recovery.py: showing a race again after a restart or a failure;
-- realtime.py: a game played in real time (Pit Formula): countdown, coalesced edits, clock.
+- realtime.py: a game played in real time (Pit Formula): countdown, coalesced edits, clock;
+- takeback.py: a race taken back (an undo, a rewind) and asked again.
 
 `Table` wires the parts and is what a presenter is given (`TablePort`).
 """
@@ -37,6 +38,7 @@ from bot.table.realtime import RealTime
 from bot.table.recovery import Recovery
 from bot.table.rounds import Rounds
 from bot.table.routes import Routes
+from bot.table.takeback import TakeBacks
 from bot.table.turns import Turns
 from rules.base import Action, Event
 from store.models import GameRecord
@@ -61,6 +63,7 @@ class Table:
         self.recovery = Recovery(core, self.life, self.lobby, self)
         self.turns = Turns(core, self.moves, self.life, self.recovery)
         self.rounds = Rounds(core, self.lobby)
+        self.takebacks = TakeBacks(core, self.moves)
         self.routes = Routes(core, self.moves, self.lobby, self.life, self.log, self)
         self.realtime = RealTime(lambda: bot.timers.clock())
 

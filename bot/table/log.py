@@ -13,8 +13,10 @@ from bot.pages import MESSAGE, numbered_page_of, page_view, pages
 from bot.presenter import Loaded
 from bot.table.core import MENTION_NONE, InvalidButton
 from bot.table.ending import ending
+from bot.table.takeback import mark_line
 from rules.base import Event
 from store.models import GameRecord
+from store.undo import REWIND, UNDO, Mark, mark_of, state_after
 
 if TYPE_CHECKING:
     from bot.table.core import TableCore
@@ -33,7 +35,13 @@ class Log:
         def replay() -> list[tuple[int, str, list[Event]]]:
             state = game.new_game(record.seed, record.config)
             out = []
-            for done in actions:
+            for i, done in enumerate(actions):
+                mark = mark_of(done)
+                if mark is not None:  # an undo or a rewind: the race as it was then
+                    state = state_after(game, record.seed, record.config, actions[: i + 1], None)
+                    told = Event(kind=mark.kind, data={"to": mark.to})
+                    out.append((done.seq, done.actor, [told]))
+                    continue
                 state, new = game.apply(state, game.parse_action(done.action_json))
                 out.append((done.seq, done.actor, new))
             return out
@@ -59,9 +67,14 @@ class Log:
 
         lines = []
         for seq, actor, events in await self.history(loaded):
-            if upto - count < seq <= upto:
-                said = "; ".join(shown(e.text) for e in events if e.text) or "(no public effect)"
-                lines.append(f"`{seq}` {shown(who(actor))}: {said}")
+            if not upto - count < seq <= upto:
+                continue
+            mark = marked(events)
+            if mark is not None:
+                lines.append(f"`{seq}` {mark_line(mark, who(actor))}")
+                continue
+            said = "; ".join(shown(e.text) for e in events if e.text) or "(no public effect)"
+            lines.append(f"`{seq}` {shown(who(actor))}: {said}")
         lines = lines or ["Nothing has been played yet."]
         if upto == loaded.record.seq:  # a log that reaches the end tells how it ended
             lines += self.end_lines(loaded)
@@ -100,3 +113,10 @@ class Log:
             for p in loaded.game.classification(loaded.state)
         )
         return [f"🏁 **This {noun} is over**: it has finished. Final order: {order}."]
+
+
+def marked(events: list[Event]) -> Mark | None:
+    """The mark a history entry is (its one event), or None for a game's action."""
+    if len(events) == 1 and events[0].kind in (UNDO, REWIND):
+        return Mark(kind=events[0].kind, to=events[0].data["to"])  # type: ignore[arg-type]
+    return None

@@ -13,6 +13,7 @@ from bot.presenter import REMINDER_AT, Frame, Loaded, Presenter
 from rules.base import Action, Event, GameState
 from store import play
 from store.models import TimerSpec
+from store.undo import standing
 
 if TYPE_CHECKING:
     from bot.table.core import TableCore
@@ -231,7 +232,7 @@ class Moves:
             events: list[Event] = []
             frames: list[Frame] = []
             start, acted = 0, set()
-            for logged in actions:
+            for logged in standing(actions):  # (a take-back's notice is its own to tell)
                 action = game.parse_action(logged.action_json)
                 if logged.seq <= done:
                     state, _ = game.apply(state, action)
