@@ -180,6 +180,7 @@ class Presenter(Generic[S]):
     in_thread: ClassVar[bool] = True  # False: played in the channel itself
     turn_timers: ClassVar[bool] = True  # a reminder and a timeout for each move
     robots_drive: ClassVar[bool] = True  # False: no turns a robot could take (real time)
+    rewinds: ClassVar[bool] = True  # an admin may rewind it to an earlier action (False: real time)
     play_forced: ClassVar[bool] = False  # a decision with one legal action plays itself
     colours: ClassVar[list[str]] = []  # colours a driver picks in the lobby (none: no choice)
     default_idle_days: ClassVar[int] = 7

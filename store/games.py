@@ -552,6 +552,7 @@ class GameStore(SiteStore):
         state_json: str,
         *,
         timers: list[TimerSpec] | None = None,
+        human_at: float | None = None,
     ) -> int:
         """Append `mark` (an undo or a rewind, store/undo.py) as expected_seq + 1 and set the
         snapshot to `state_json`, the state after entry `mark.to`, in one transaction with the
@@ -559,7 +560,8 @@ class GameStore(SiteStore):
         replace the game's; None (an undo) puts back those kept by the last append, which
         must have been the one action taken back (else NothingToUndo). A finished game runs
         again: its league result and placings go (its season must be open, else
-        LeagueError; a wrap-up is posted again). No undo follows a mark: it keeps no prior."""
+        LeagueError; a wrap-up is posted again). No undo follows a mark: it keeps no prior.
+        `human_at`: the person's act, from which the race's idle days count."""
         seq = expected_seq + 1
 
         async def write(tx: Tx) -> None:
@@ -603,9 +605,10 @@ class GameStore(SiteStore):
                 at,
             )
             await tx.execute(
-                "UPDATE games SET status = 'running', results_recorded = 0, updated_at = ?"
-                " WHERE id = ?",
+                "UPDATE games SET status = 'running', results_recorded = 0, updated_at = ?,"
+                " last_human_at = COALESCE(?, last_human_at) WHERE id = ?",
                 at,
+                human_at,
                 game_id,
             )
             await self._replace_timers(tx, game_id, restore, at)
@@ -630,8 +633,7 @@ class GameStore(SiteStore):
         status = await tx.fetchval("SELECT status FROM leagues WHERE id = ?", league_id)
         if status != "open":
             raise LeagueError(
-                "This race's season is over: an admin can correct its result with"
-                " `/league-admin result` instead."
+                "This race's season is over: its result stands, so the race cannot be taken back."
             )
         await tx.execute("DELETE FROM round_results WHERE game_id = ? AND source = 'game'", game_id)
         await tx.execute("UPDATE leagues SET wrapped_at = NULL WHERE id = ?", league_id)

@@ -373,9 +373,11 @@ class Store(Protocol):
         state_json: str,
         *,
         timers: list[TimerSpec] | None = None,
+        human_at: float | None = None,
     ) -> int:
         """An undo or a rewind written as a log entry with the state it returns to
-        (store/undo.py); None timers: those before the last append (an undo)."""
+        (store/undo.py); None timers: those before the last append (an undo). `human_at`:
+        when the person took it back (a race's idle days count from it)."""
         ...
 
     async def actions(self, game_id: int) -> list[ActionRecord]:

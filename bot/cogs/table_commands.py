@@ -1,6 +1,7 @@
-"""The life-cycle commands every game has, written once: `/<game> status`, `cancel`,
-`abandon`, `replace` and `autopilot`, and `/<game> rules` (how to play it in Discord). A game
-cog subclasses `TableCog` (a GroupCog named after the game) and adds its own commands."""
+"""The life-cycle commands every game has, written once: `/<game> status`, `log`, `cancel`,
+`abandon`, `rewind`, `replace` and `autopilot`, and `/<game> rules` (how to play it in
+Discord). A game cog subclasses `TableCog` (a GroupCog named after the game) and adds its own
+commands."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from bot.client import PaddockBot
     from bot.table import Table
 
+MAX_ACTION = 10**9  # beyond any race's log: `rewind to:` refuses it in words
 ON_OFF = [app_commands.Choice(name="on", value="on"), app_commands.Choice(name="off", value="off")]
 
 
@@ -96,6 +98,15 @@ class TableCog(commands.GroupCog):
     async def abandon(self, interaction: discord.Interaction) -> None:
         record = await self.table.game_here(interaction, self.presenter, running=False)
         await self.table.life.abandon(interaction, record, confirmed=False)
+
+    @app_commands.command(
+        name="rewind", description="Take the race back to an earlier action (host or admin)"
+    )
+    @app_commands.describe(to="The action's number in this race's log (0: the start)")
+    async def rewind(
+        self, interaction: discord.Interaction, to: app_commands.Range[int, 0, MAX_ACTION]
+    ) -> None:
+        await self.table.rewind.ask(interaction, self.presenter, to)
 
     @app_commands.command(
         name="replace", description="Hand an absent driver's car to a robot (host or admin)"

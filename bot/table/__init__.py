@@ -14,7 +14,8 @@ module a job (docs/architecture.md draws how a click goes through them):
 - turns.py: reminders, timeouts, idle races; ending.py: a game that is over;
 - log.py: `/<game> log`; recovery.py: showing a race again after a restart or a failure;
 - realtime.py: a game played in real time (Pit Formula): countdown, coalesced edits, clock;
-- takeback.py: a race taken back (an undo, a rewind) and asked again.
+- takeback.py: a race taken back (an undo, a rewind) and asked again; rewind.py: an
+  admin's `/<game> rewind`, asked and confirmed.
 
 `Table` wires the parts and is what a presenter is given (`TablePort`).
 """
@@ -36,6 +37,7 @@ from bot.table.moves import Moves
 from bot.table.publish import Publisher
 from bot.table.realtime import RealTime
 from bot.table.recovery import Recovery
+from bot.table.rewind import Rewind
 from bot.table.rounds import Rounds
 from bot.table.routes import Routes
 from bot.table.takeback import TakeBacks
@@ -64,7 +66,10 @@ class Table:
         self.turns = Turns(core, self.moves, self.life, self.recovery)
         self.rounds = Rounds(core, self.lobby)
         self.takebacks = TakeBacks(core, self.moves)
-        self.routes = Routes(core, self.moves, self.lobby, self.life, self.log, self)
+        self.rewind = Rewind(core, self.takebacks, self.log, self.endings)
+        self.routes = Routes(
+            core, self.moves, self.lobby, self.life, self.log, self, rewind=self.rewind
+        )
         self.realtime = RealTime(lambda: bot.timers.clock())
 
     @property

@@ -4,6 +4,7 @@ was shown, so nothing private), in pages with stateless ◀ / ▶."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import discord
@@ -55,26 +56,12 @@ class Log:
         lines the thread was shown, so nothing private), cut into pages within a message;
         page `page` (None: the last, the newest actions) and its ◀ / ▶, which name the
         actions asked for: a page shows the same ones after the race has moved on."""
-        names = {str(s.user_id): s.name for s in loaded.seats.values() if s.user_id}
-
-        def who(actor: str) -> str:
-            kind, _, user = actor.partition(":")
-            if actor in names:
-                return names[actor]
-            if kind in ("timeout", "autopilot") and user in names:
-                return f"{names[user]} ({'timed out' if kind == 'timeout' else kind})"
-            return {"robot": "robot", "forced": "forced", "bot": "the bot"}.get(kind, kind)
-
+        who = actor_names(loaded)
         lines = []
         for seq, actor, events in await self.history(loaded):
             if not upto - count < seq <= upto:
                 continue
-            mark = marked(events)
-            if mark is not None:
-                lines.append(f"`{seq}` {mark_line(mark, who(actor))}")
-                continue
-            said = "; ".join(shown(e.text) for e in events if e.text) or "(no public effect)"
-            lines.append(f"`{seq}` {shown(who(actor))}: {said}")
+            lines.append(f"`{seq}` {entry_line(who(actor), events)}")
         lines = lines or ["Nothing has been played yet."]
         if upto == loaded.record.seq:  # a log that reaches the end tells how it ended
             lines += self.end_lines(loaded)
@@ -113,6 +100,33 @@ class Log:
             for p in loaded.game.classification(loaded.state)
         )
         return [f"🏁 **This {noun} is over**: it has finished. Final order: {order}."]
+
+
+def actor_names(loaded: Loaded) -> Callable[[str], str]:
+    """How the log names an entry's actor: a driver, a robot, the bot, or a league admin
+    (a person not driving: an admin's rewind)."""
+    names = {str(s.user_id): s.name for s in loaded.seats.values() if s.user_id}
+
+    def who(actor: str) -> str:
+        kind, _, user = actor.partition(":")
+        if actor in names:
+            return names[actor]
+        if kind in ("timeout", "autopilot") and user in names:
+            return f"{names[user]} ({'timed out' if kind == 'timeout' else kind})"
+        if kind.isdigit():
+            return "a league admin"
+        return {"robot": "robot", "forced": "forced", "bot": "the bot"}.get(kind, kind)
+
+    return who
+
+
+def entry_line(who: str, events: list[Event]) -> str:
+    """One log entry in words (without its number): who acted and what it did, or a mark."""
+    mark = marked(events)
+    if mark is not None:
+        return mark_line(mark, who)
+    said = "; ".join(shown(e.text) for e in events if e.text) or "(no public effect)"
+    return f"{shown(who)}: {said}"
 
 
 def marked(events: list[Event]) -> Mark | None:

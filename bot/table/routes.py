@@ -1,6 +1,6 @@
 """A click on a game's button, routed from its stateless custom_id (bot/components.py) to
-what it does: a lobby's buttons, a legal action (`act`), a confirmed abandon, a log's page,
-or the game's own (its presenter's `on_button`)."""
+what it does: a lobby's buttons, a legal action (`act`), a confirmed abandon or rewind, a
+log's page, or the game's own (its presenter's `on_button`)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from bot.errors import SAY_FAILURE
 from bot.posting import defer, think
 from bot.presenter import Presenter, TablePort
 from bot.table.core import ROUTED, InvalidButton
+from bot.table.rewind import ACTIONS as REWIND_ACTIONS
 from rules.errors import PaddockError
 
 if TYPE_CHECKING:
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from bot.table.lobby import Lobby
     from bot.table.log import Log
     from bot.table.moves import Moves
+    from bot.table.rewind import Rewind
 
 LOBBY_ACTIONS = ("join", "leave", "start", "cancel", "robot-add", "robot-remove", "colour")
 
@@ -35,8 +37,11 @@ class Routes:
         life: Life,
         log: Log,
         port: TablePort,
+        *,
+        rewind: Rewind,
     ) -> None:
         self.core = core
+        self.rewind = rewind  # an admin's rewind: its Confirm / Cancel
         self.moves = moves
         self.lobby = lobby
         self.life = life
@@ -56,7 +61,8 @@ class Routes:
             # edited through the answer.
             answered = None
             first = presenter.answered_first(action)  # a game's own button (Pit Formula's)
-            if action == "act" or action in LOBBY_ACTIONS or action == "abandon":
+            confirming = action == "abandon" or action in REWIND_ACTIONS
+            if action == "act" or action in LOBBY_ACTIONS or confirming:
                 answered = await defer(interaction)
                 if action == "start":  # a start failing after this answer is said in public
                     interaction.extras[SAY_FAILURE] = True
@@ -73,6 +79,8 @@ class Routes:
                 await self.lobby.lobby_button(interaction, presenter, record.id, action, arg)
             elif action == "abandon":
                 await self.life.abandon(interaction, record, confirmed=True)
+            elif action in REWIND_ACTIONS:
+                await self.rewind.answer(interaction, record, action, arg)
             elif action == "page":
                 await self.log.log_button(interaction, record, arg)
             elif not await presenter.on_button(

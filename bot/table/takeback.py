@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from bot.availability import EVERYONE_AVAILABLE, Drivers
 from bot.components import shown
 from bot.presenter import Loaded
 from rules.base import GameState
@@ -62,21 +63,36 @@ class TakeBacks:
         None: those before the last action (an undo: the deadline as it was). Then the
         thread: `notes` and the decision asked again."""
         store = self.core.store
+        now = self.core.clock()  # a person's act: the race's idle days count from it
         seq = await store.take_back(
-            loaded.id, loaded.record.seq, actor, mark, state.model_dump_json(), timers=timers
+            loaded.id,
+            loaded.record.seq,
+            actor,
+            mark,
+            state.model_dump_json(),
+            timers=timers,
+            human_at=now,
         )
         self.core.forget(loaded.id)  # pictures due, who acted, deadline, last board
         self.core.bot.timers.poke()
         self.core.fault("after-take-back", seq)
         record = loaded.record.model_copy(
-            update={"seq": seq, "status": "running", "results_recorded": False}
+            update={
+                "seq": seq,
+                "status": "running",
+                "results_recorded": False,
+                "last_human_at": now,
+            }
         )
         after = Loaded(record, loaded.game, state, loaded.seats, feed=loaded.feed)
         return await self.moves.advance(after, [], key_before=None, notes=notes)
 
-    def fresh_timers(self, loaded: Loaded[Any], state: GameState) -> list[TimerSpec]:
+    def fresh_timers(
+        self, loaded: Loaded[Any], state: GameState, drivers: Drivers = EVERYONE_AVAILABLE
+    ) -> list[TimerSpec]:
         """A new clock for the seats to act in `state` (a rewind: the old deadline is long
-        gone)."""
+        gone), by `drivers`' availability (`TableCore.waiting_drivers`). The take-back counts
+        as a person's act for the idle timer: a race finished days ago is not idle at once."""
         now = self.core.clock()
-        timers = self.moves.timers_for(loaded, state, now, fresh=True)
+        timers = self.moves.timers_for(loaded, state, now, human=True, fresh=True, drivers=drivers)
         return timers or []

@@ -169,11 +169,18 @@ async def test_a_rewind_of_a_finished_league_race_removes_its_result(
     at_two = game.replay(3, {"players": 2}, [game.parse_action(a.action_json) for a in kept])
 
     new_seq = await store.take_back(
-        record.id, seq, "99", Mark(kind=REWIND, to=2), at_two.model_dump_json(), timers=[]
+        record.id,
+        seq,
+        "99",
+        Mark(kind=REWIND, to=2),
+        at_two.model_dump_json(),
+        timers=[],
+        human_at=1_900_000_000.0,
     )
     assert new_seq == seq + 1
     again = await store.load_game(record.id)
     assert again.status == "running" and not again.results_recorded
+    assert again.last_human_at == 1_900_000_000.0  # the idle days count from the rewind
     assert again.state_json == at_two.model_dump_json()
     assert await store.results(lg.id) == []
     assert (await store.get_round(lg, 1)).status == "scheduled"

@@ -4,7 +4,7 @@ All a game brings to the table layer (bot/table/): a presenter (its lobby lines,
 config made from the lobby, the prompt and its buttons, the board, the finish) and a
 `TableCog` with its own command, `/toy new`. The table runs the lobby, the turns, timers,
 robots, the finish and the league's points; `TableCog` adds status, log, cancel, abandon,
-replace, autopilot and rules.
+rewind, replace, autopilot and rules.
 """
 
 from __future__ import annotations

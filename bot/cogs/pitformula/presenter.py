@@ -39,6 +39,7 @@ class PitPresenter(Presenter[PitFormulaState]):
     in_thread = False
     turn_timers = False
     robots_drive = False
+    rewinds = False  # a race against the clock is not played again from a past moment
     default_idle_days = 1
 
     def __init__(self, cog: PitCog) -> None:
