@@ -613,9 +613,10 @@ class GameStore(SiteStore):
             )
             await self._replace_timers(tx, game_id, restore, at)
 
+        lost: tuple[type[Exception], ...] = (_Moved, *self.dialect.integrity_errors)
         try:
             await self._transact(write)
-        except (_Moved, *self.dialect.integrity_errors):
+        except lost:
             latest = await self.load_game(game_id)
             raise StaleState(game_id, latest.seq, latest.state_json or "") from None
         return seq
