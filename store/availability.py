@@ -21,7 +21,7 @@ from store.models import AwayUse, League, UserSettings
 DAY = 86400
 UNDO = 3600.0  # an away period ended within this long of its start counts no day
 POLICIES = ("wait", "robot")
-_SETTINGS = ("timezone", "quiet_from", "quiet_to", "digest", "digest_at")
+_SETTINGS = ("timezone", "quiet_from", "quiet_to", "digest", "digest_at", "confirmations")
 # The current away period of each person (its end still to come), beside their settings.
 _USERS = (
     "SELECT u.*, a.starts_at AS away_from, a.ends_at AS away_until FROM user_settings u"
@@ -53,7 +53,8 @@ class AvailabilityStore(LeagueStore):
         if row is None:
             return UserSettings(user_id=user_id)
         d = dict(row)
-        d["dm_reminders"], d["digest"] = bool(d["dm_reminders"]), bool(d["digest"])
+        for flag in ("dm_reminders", "digest", "confirmations"):
+            d[flag] = bool(d[flag])
         return UserSettings.model_validate(d)
 
     async def user_settings(self, user_id: int, at: float) -> UserSettings:
@@ -70,7 +71,8 @@ class AvailabilityStore(LeagueStore):
         return {r["user_id"]: self._user(r, r["user_id"]) for r in rows}
 
     async def set_user_settings(self, user_id: int, **fields: Any) -> None:
-        """Set some of a person's own settings (time zone, quiet hours, digest)."""
+        """Set some of a person's own settings (time zone, quiet hours, digest,
+        confirmations)."""
         if not fields or set(fields) - set(_SETTINGS):
             raise ValueError(f"set_user_settings takes only {_SETTINGS}")
         cols = ", ".join(fields)

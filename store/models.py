@@ -83,7 +83,8 @@ class ResultRecord(BaseModel):
 
 class UserSettings(BaseModel):
     """A person's own settings (every server): reminders by DM, their time zone, quiet hours
-    (minutes after their midnight), the daily digest, and the away period under way."""
+    (minutes after their midnight), the daily digest, whether a costly decision asks Confirm
+    first (bot/table/confirm.py), and the away period under way."""
 
     user_id: int
     dm_reminders: bool = False
@@ -92,6 +93,7 @@ class UserSettings(BaseModel):
     quiet_to: int | None = None
     digest: bool = False
     digest_at: int = 9 * 60  # minutes after midnight, in their zone
+    confirmations: bool = True  # a decision that can't be undone asks Confirm first
     away_from: float | None = None  # the away period under way (epoch seconds), if any
     away_until: float | None = None
 

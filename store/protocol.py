@@ -90,7 +90,7 @@ class Store(Protocol):
         ...
 
     async def set_user_settings(self, user_id: int, **fields: Any) -> None:
-        """Some of: timezone, quiet_from, quiet_to, digest, digest_at."""
+        """Some of: timezone, quiet_from, quiet_to, digest, digest_at, confirmations."""
         ...
 
     async def away_uses(self, user_id: int) -> list[AwayUse]:

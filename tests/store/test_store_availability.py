@@ -36,6 +36,7 @@ async def test_a_persons_settings_round_trip_with_defaults(store: Store) -> None
         540,
     )
     assert fresh.away_until is None
+    assert fresh.confirmations  # a costly decision asks Confirm first unless turned off
     await store.set_user_settings(USER, timezone="Europe/Madrid", quiet_from=1380, quiet_to=420)
     await store.set_user_settings(USER, digest=True, digest_at=480)
     await store.set_dm_reminders(USER, True)
@@ -47,7 +48,11 @@ async def test_a_persons_settings_round_trip_with_defaults(store: Store) -> None
         True,
         480,
     )
-    assert got.dm_reminders
+    assert got.dm_reminders and got.confirmations
+    await store.set_user_settings(USER, confirmations=False)
+    off = await store.user_settings(USER, T0)
+    assert off.confirmations is False and off.timezone == "Europe/Madrid"
+    assert (await store.users_settings([USER], T0))[USER].confirmations is False
     await store.set_user_settings(USER, quiet_from=None, quiet_to=None)
     assert (await store.user_settings(USER, T0)).quiet_from is None
     with pytest.raises(ValueError):
