@@ -1,6 +1,7 @@
 """`/games`: your unfinished games on this server, one line each, across every game; and your
 own settings: reminders by DM, away, quiet hours, the daily digest, your time zone
-(bot/availability.py says what they do to your deadlines)."""
+(bot/availability.py says what they do to your deadlines), and whether a decision that can't
+be undone asks Confirm first (bot/table/confirm.py)."""
 
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ class GamesCog(commands.Cog):
         timezone="Your time zone, e.g. Europe/Madrid (for away, quiet hours and the digest)",
         digest="A direct message each day listing the races waiting for you",
         digest_at="When the digest comes (HH:MM, your time zone; default 09:00)",
+        confirm="Ask Confirm before a decision that can't be undone (retiring, a pit stop...)",
     )
     @app_commands.choices(
         reminders=[
@@ -50,6 +52,10 @@ class GamesCog(commands.Cog):
         digest=[
             app_commands.Choice(name="on: a daily DM of the races waiting for me", value="on"),
             app_commands.Choice(name="off: no daily digest", value="off"),
+        ],
+        confirm=[
+            app_commands.Choice(name="on: ask me to confirm a costly decision", value="on"),
+            app_commands.Choice(name="off: play it at once", value="off"),
         ],
     )
     async def games(
@@ -62,6 +68,7 @@ class GamesCog(commands.Cog):
         timezone: app_commands.Range[str, 1, 60] | None = None,
         digest: app_commands.Choice[str] | None = None,
         digest_at: app_commands.Range[str, 1, 10] | None = None,
+        confirm: app_commands.Choice[str] | None = None,
     ) -> None:
         assert interaction.guild is not None
         store = self.bot.store
@@ -79,6 +86,7 @@ class GamesCog(commands.Cog):
             timezone=timezone,
             digest=digest.value if digest else None,
             digest_at=digest_at,
+            confirm=confirm.value if confirm else None,
         )
         head = []
         if changes.away is not None:

@@ -43,6 +43,7 @@ def settings_asked(
     timezone: str | None,
     digest: str | None,
     digest_at: str | None,
+    confirm: str | None = None,
 ) -> Asked:
     """What was typed, checked: a PaddockError (one line, nothing changed) for a bad value."""
     asked = Asked()
@@ -71,6 +72,8 @@ def settings_asked(
         asked.fields["digest"] = digest == "on"
     if digest_at is not None:
         asked.fields["digest_at"] = parse_clock(digest_at)
+    if confirm is not None:
+        asked.fields["confirmations"] = confirm == "on"
     return asked
 
 
@@ -97,4 +100,6 @@ def settings_lines(mine: UserSettings, uses: list[AwayUse], now: float) -> list[
         f"Quiet hours: {quiet}",
         f"Daily digest: {digest}",
         f"Time zone: {mine.timezone or 'UTC'}",
+        "Confirm before a decision that can't be undone: "
+        + ("on" if mine.confirmations else "off (played at once)"),
     ]

@@ -91,6 +91,7 @@ async def test_settings_are_kept_shown_one_line_each_and_bad_ones_change_nothing
         "Quiet hours: none",
         "Daily digest: off",
         "Time zone: UTC",
+        "Confirm before a decision that can't be undone: on",
     ):
         assert f"\n{line}\n" in f"\n{fresh.content}\n", fresh.content
     set_all = await d.slash(
