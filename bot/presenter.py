@@ -278,6 +278,14 @@ class Presenter(Generic[S]):
         board per completed move; sub-steps of a move edit its prompt)."""
         return self.acting_seat(state)
 
+    def confirmation(self, loaded: Loaded[S], seat: int, action: Any) -> str | None:
+        """The question `seat`'s driver is asked before `action` is played, in the game's own
+        words, when it is a costly decision: one that can't be undone and changes the race
+        (retiring, a pit stop...). The table asks it first, with Confirm and Cancel, unless
+        the driver turned that off (`/games confirm:off`; bot/table/confirm.py). None (the
+        default, and every decision of a real-time game): played at once."""
+        return None
+
     def summary(self, loaded: Loaded[S]) -> str:
         """One line on where the race is."""
         return f"{self.title} #{loaded.id}"

@@ -285,9 +285,8 @@ class _Users:
             assert cockpit is not None  # seen: its message came
             options = now.game.legal_actions(now.state, seat)
             wanted = now.game.robot_action(now.state, seat)
-            path = path_to(
-                options, facets(now.state), options.index(wanted) if wanted in options else 0
-            )
+            path_target = options.index(wanted) if wanted in options else 0
+            path = path_to(options, facets(now.state), path_target)
             token = rf90_driver.PRESENTER.act_token(now, seat)
             clicks = [f"pd:rf90:{gid}:pick:{encode(token, [])}"] if not path else []
             for k in range(1, len(path) + 1):
@@ -306,6 +305,24 @@ class _Users:
                 if number < len(clicks):
                     self.done(sent, sent.answer_at)
                     continue
+                if rf90_driver.PRESENTER.confirmation(now, seat, options[path_target]):
+                    # a pit stop asks Confirm first: its question, then the driver's Confirm
+                    if not await self.seen(sent) or sent.refused:
+                        break
+                    question = sent.shown_message or {}
+                    confirm = [
+                        c["custom_id"]
+                        for c in f1_driver.buttons(question)
+                        if c["custom_id"].startswith(f"pd:rf90:{gid}:confirm:")
+                    ]
+                    if not confirm or not await self.think(rng):
+                        break
+                    payload = pl.component_payload(
+                        self.driver.world, confirm[0], message=question, user=user
+                    )
+                    sent = await self.watch.dispatch(payload, "rf90")
+                    if not await self.answer(sent):
+                        break
                 at = await self.prompted(place, sent.at, sent)
                 if sent.refused:
                     self.refused += 1

@@ -62,9 +62,10 @@ async def settled(d: InProcessDriver, gid: int) -> None:
 
 
 async def play_one_click(d: InProcessDriver, gid: int) -> float:
-    """The player to act clicks what the robot policy would choose (or the first offer).
-    Returns the seconds from that click's arrival to the bot being done with it (state
-    stored, images drawn, messages sent): what the bench measures."""
+    """The player to act clicks what the robot policy would choose (or the first offer),
+    and Confirm when it is a costly decision the bot asks about first. Returns the seconds
+    from the click that plays it (that Confirm, else the click itself) to the bot being done
+    with it (state stored, images drawn, messages sent): what the bench measures."""
     game, state, seq = await state_of(d, gid)
     seat = game.to_act(state)[0]
     user = await seat_user(d, gid, seat)
@@ -83,6 +84,10 @@ async def play_one_click(d: InProcessDriver, gid: int) -> float:
     else:
         start = time.perf_counter()
         calls = await d.click(custom_id, user=user, message_id=int(prompt["id"]))
+    asked = [cid for cid in calls.custom_ids if cid.startswith(f"pd:f1:{gid}:confirm:")]
+    if asked:  # a costly decision (a Tactic card that throws the dice) asks Confirm first
+        start = time.perf_counter()
+        calls = await d.click(asked[-1], user=user)
     took = time.perf_counter() - start
     assert not any(c.ephemeral and "not your turn" in (c.content or "") for c in calls)
     _, _, new_seq = await state_of(d, gid)

@@ -59,8 +59,9 @@ async def decide(
     """The seat's driver opens the cockpit and answers its questions; the calls made.
     `timings` (the bench) gets the seconds the bot took to answer the cockpit button
     ("cockpit") and the decision's last click ("press": to the state stored and the
-    activations' pictures posted). `choose(options, state)` picks the action to click
-    (default: what the seat policy would do)."""
+    activations' pictures posted; a pit stop's: its Confirm). `choose(options, state)`
+    picks the action to click (default: what the seat policy would do), confirmed when the
+    bot asks first."""
     now = await loaded(d, gid)
     user_id = now.seats[seat].user_id
     assert user_id is not None, "a robot's seat has no user"
@@ -100,6 +101,11 @@ async def decide(
     for custom_id in clicks:
         started = time.perf_counter()
         last = await d.click(custom_id, user=user)
+        calls += last
+    asked = [cid for cid in last.custom_ids if cid.startswith(f"pd:rf90:{gid}:confirm:")]
+    if asked:  # a costly decision (a pit stop) asks Confirm first: the driver confirms it
+        started = time.perf_counter()
+        last = await d.click(asked[-1], user=user)
         calls += last
     if timings is not None:
         timings.setdefault("press", []).append(time.perf_counter() - started)

@@ -169,6 +169,23 @@ class WaddingtonPresenter(Presenter[WaddingtonState]):
         # One move: a seat's turn in a game turn (speed, end square, card or dice, spin).
         return None if state.turn is None else (state.round, state.turn.seat)
 
+    def confirmation(self, loaded: Loaded[WaddingtonState], seat: int, action: Any) -> str | None:
+        # Costly: retiring, and a Tactic card after which the dice are thrown (the rules
+        # say which: `card_throws_dice`, from the card's timing and the bands to judge).
+        state = loaded.state
+        if isinstance(action, Retire):
+            return (
+                f"Retire your car ({_car_label(state, seat)}) from the race? "
+                "This can't be taken back."
+            )
+        if isinstance(action, PlayTactic) and GAME.card_throws_dice(state, action):
+            return (
+                f"Play **{action_label(state, action)}**? It throws the dice: the bands you "
+                "crossed over their safety speed are judged at once, and that can't be taken "
+                "back."
+            )
+        return None
+
     def summary(self, loaded: Loaded[WaddingtonState]) -> str:
         state = loaded.state
         return f"Game turn {state.round} · {state.settings.laps} lap race"
@@ -388,13 +405,17 @@ class WaddingtonCog(TableCog, group_name="f1", group_description="Waddington's F
         files = await draw([self.presenter.board(loaded, seat)])
         await interaction.followup.send(self.presenter.summary(loaded), files=files)
 
-    @app_commands.command(name="retire", description="Retire your car from the race (your turn)")
+    @app_commands.command(
+        name="retire", description="Retire your car from the race (your turn; asks Confirm)"
+    )
     async def retire(self, interaction: discord.Interaction) -> None:
         record = await self.table.game_here(interaction, self.presenter)
         await think(interaction, ephemeral=True)  # before the race's lock
         async with self.table.lock(record.id):
             loaded = await self.table.load(record.id)
             seat = self.table.acting_seat(loaded, interaction.user.id)
+            if await self.table.confirm.asks(interaction, loaded, seat, Retire(seat=seat)):
+                return  # asked first: the driver's Confirm retires the car
             await result(interaction, f"{_car_label(loaded.state, seat)} retires.")
             key = self.presenter.move_key(loaded.state)
             loaded, played = await self.table.commit(

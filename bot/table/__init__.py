@@ -13,6 +13,7 @@ module a job (docs/architecture.md draws how a click goes through them):
 - lobby.py: a game before its start; life.py: abandon, replace, autopilot, status;
 - turns.py: reminders, timeouts, idle races; ending.py: a game that is over;
 - log.py: `/<game> log`; recovery.py: showing a race again after a restart or a failure;
+- confirm.py: a costly decision (retiring, a pit stop...) asked first, Confirm or Cancel;
 - realtime.py: a game played in real time (Pit Formula): countdown, coalesced edits, clock;
 - takeback.py: a race taken back (an undo, a rewind) and asked again; rewind.py: an
   admin's `/<game> rewind`, asked and confirmed.
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.presenter import Decision, Loaded, Presenter
+from bot.table.confirm import Confirmations
 from bot.table.core import MENTION_NONE, ROUTED, InvalidButton, TableCore, draw, mention_only
 from bot.table.ending import Endings
 from bot.table.life import Life
@@ -67,8 +69,16 @@ class Table:
         self.rounds = Rounds(core, self.lobby)
         self.takebacks = TakeBacks(core, self.moves)
         self.rewind = Rewind(core, self.takebacks, self.log, self.endings)
+        self.confirm = Confirmations(core, self.moves)
         self.routes = Routes(
-            core, self.moves, self.lobby, self.life, self.log, self, rewind=self.rewind
+            core,
+            self.moves,
+            self.lobby,
+            self.life,
+            self.log,
+            self,
+            rewind=self.rewind,
+            confirm=self.confirm,
         )
         self.realtime = RealTime(lambda: bot.timers.clock())
 

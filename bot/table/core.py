@@ -26,7 +26,7 @@ from bot.metrics import observe_draw
 from bot.posting import PostChannel, not_posted
 from bot.presenter import Decision, Frame, Image, Loaded, Presenter
 from bot.threads import image_pool
-from rules.base import GameState, get_game
+from rules.base import Action, GameState, get_game
 from rules.errors import NotYourTurn, PaddockError
 from store.errors import NotFound
 from store.models import GameRecord, TimerSpec
@@ -88,7 +88,8 @@ def images(board: Image | list[Image] | None) -> list[Image]:
 @dataclass
 class Race:
     """What this process keeps of a race between two actions (all of it can be rebuilt
-    from the store: a restart loses nothing): one object per race, dropped at its end."""
+    from the store, but the questions asked: a restart loses no move): one object per race,
+    dropped at its end."""
 
     deadline: float | None = None  # when the seat to act runs out of time
     deadline_known: bool = False
@@ -96,6 +97,8 @@ class Race:
     acted: set[int] = field(default_factory=set)  # seats that acted in the activation under way
     last_board: GameState | None = None  # the state the thread's last board showed
     silent: set[int] = field(default_factory=set)  # users away or quiet at the last action
+    # a costly decision asked first (bot/table/confirm.py): seat -> (the seq, the action)
+    asked: dict[int, tuple[int, Action]] = field(default_factory=dict)
 
     def take_frames(self) -> list[Frame[Any]]:
         """The pictures due, now to be shown."""

@@ -1,6 +1,7 @@
 """A click on a game's button, routed from its stateless custom_id (bot/components.py) to
-what it does: a lobby's buttons, a legal action (`act`), a confirmed abandon or rewind, a
-log's page, or the game's own (its presenter's `on_button`)."""
+what it does: a lobby's buttons, a legal action (`act`; a costly one asked first), the answer
+to such a question (bot/table/confirm.py), a confirmed abandon or rewind, a log's page, or the
+game's own (its presenter's `on_button`)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,13 @@ import discord
 from bot.errors import SAY_FAILURE
 from bot.posting import defer, think
 from bot.presenter import Presenter, TablePort
+from bot.table.confirm import ACTIONS as CONFIRM_ACTIONS
 from bot.table.core import ROUTED, InvalidButton
 from bot.table.rewind import ACTIONS as REWIND_ACTIONS
 from rules.errors import PaddockError
 
 if TYPE_CHECKING:
+    from bot.table.confirm import Confirmations
     from bot.table.core import TableCore
     from bot.table.life import Life
     from bot.table.lobby import Lobby
@@ -39,6 +42,7 @@ class Routes:
         port: TablePort,
         *,
         rewind: Rewind,
+        confirm: Confirmations,
     ) -> None:
         self.core = core
         self.rewind = rewind  # an admin's rewind: its Confirm / Cancel
@@ -47,6 +51,7 @@ class Routes:
         self.life = life
         self.log = log
         self.port = port  # what a presenter is given (its own buttons)
+        self.confirm = confirm  # a costly decision asked first, and its answer
 
     def router(
         self, presenter: Presenter
@@ -61,7 +66,7 @@ class Routes:
             # edited through the answer.
             answered = None
             first = presenter.answered_first(action)  # a game's own button (Pit Formula's)
-            confirming = action == "abandon" or action in REWIND_ACTIONS
+            confirming = action in ("abandon", *REWIND_ACTIONS, *CONFIRM_ACTIONS)
             if action == "act" or action in LOBBY_ACTIONS or confirming:
                 answered = await defer(interaction)
                 if action == "start":  # a start failing after this answer is said in public
@@ -72,6 +77,9 @@ class Routes:
                 answered = await defer(interaction)
             if action == "act" and arg:  # checked and read under the race's lock, once
                 await self.act_button(interaction, presenter, game_id, arg, answered=answered)
+                return
+            if action in CONFIRM_ACTIONS:  # checked and read under the race's lock, once
+                await self.confirm.answer(interaction, presenter, game_id, action, arg)
                 return
             record = await self.core.record_for_button(interaction, presenter, game_id)
             interaction.extras[ROUTED] = record
@@ -138,6 +146,8 @@ class Routes:
             options = decision.options
             if not 0 <= index < len(options):
                 raise PaddockError("That choice is no longer offered. Use the newest message.")
+            if await self.confirm.asks(interaction, loaded, decision.seat, options[index]):
+                return  # a costly decision: its driver's Confirm plays it
             # A click Discord no longer took (answered late) still plays: the thread shows it.
             key_before = presenter.move_key(loaded.state)
             # A StaleState (another process acted first) reaches the user as its message.

@@ -306,6 +306,22 @@ class Waddington(Game[WaddingtonState]):
         allow_pit = not (mine and state.turn.card_played)  # type: ignore[union-attr]
         return find_destinations(state.cars, seat, sp // 20, sp, superb=superb, allow_pit=allow_pit)
 
+    def card_throws_dice(self, state: WaddingtonState, action: Action) -> bool:
+        """Whether this Tactic card goes on to throw the dice: a card played after the move,
+        before the dice (its timing `after_move` in cards.json) closes the card window, and
+        the dice are thrown at once for each band crossed over its safety speed (§H rule 27,
+        §L rule 46), its own extra squares' bands included. Found by playing it on a copy
+        (apply is pure); only whether any die is thrown is told, never what it shows."""
+        if not isinstance(action, PlayTactic) or state.turn is None:
+            return False
+        if catalog().cards[action.card].timing != "after_move":
+            return False  # played before the move: its bands come later, with the move
+        try:
+            _, events = self.apply(state, action)
+        except IllegalAction:
+            return False
+        return any("dice" in event.data for event in events)
+
     def classification(self, state: WaddingtonState) -> list[Placing]:
         """§N rule 56: the car furthest over the line wins; retired cars come after running
         ones (Paddock rule: later retirement first). Ties keep the moving order."""

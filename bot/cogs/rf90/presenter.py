@@ -28,6 +28,7 @@ from bot.presenter import (
 )
 from bot.table import draw
 from bot.table.core import MENTION_NONE
+from renderer.common import counted
 from renderer.rf90 import (
     activation_pictures,
     render_classification,
@@ -38,6 +39,7 @@ from rules.errors import PaddockError
 from rules.rf90 import (
     GAME,
     RF90State,
+    StartTurn,
     catalog,
     decisions,
 )
@@ -212,6 +214,22 @@ class RF90Presenter(Presenter[RF90State]):
         if frame.label == GRID or loaded.record.settings.get("pictures", "every") == "every":
             return True
         return any(s in loaded.seats and not loaded.seats[s].robot for s in frame.seats)
+
+    def confirmation(self, loaded: Loaded[RF90State], seat: int, action: Any) -> str | None:
+        # Costly: a pit stop (the car drops back down the track). RF90 has no retiring by
+        # choice, and `/rf90 abandon` (the host's, for the whole race) asks on its own.
+        pit = action.pit if isinstance(action, StartTurn) else None
+        if pit is None:
+            return None
+        what = [f"{pit.tyres} tyres"]
+        if pit.strategy:
+            what.append(f"strategy {catalog.name(pit.strategy)}")
+        if pit.extra_sections:
+            what.append(counted(pit.extra_sections, "extra section"))
+        return (
+            f"Pit this turn ({', '.join(what)})? Your car drops back down the track for its "
+            "stop. This can't be taken back."
+        )
 
     def summary(self, loaded: Loaded[RF90State]) -> str:
         state = loaded.state
