@@ -1,5 +1,6 @@
 """Race! Formula 90 in Discord through the real command tree and the fake Discord (issue 10):
-a duel fought by two drivers in their cockpits, a pit stop asked as grouped menus, refused
+a duel fought by two drivers in their cockpits, a pit stop asked as grouped menus (and
+confirmed: it can't be taken back), refused
 out-of-turn and stale clicks, a decision timed out and played by the seat policy, autopilot,
 and a bot killed mid-activation and restarted."""
 
@@ -150,7 +151,19 @@ async def test_a_pit_stop_is_asked_extra_sections_then_tyres_then_strategy(tmp_p
         assert asked[1][1][:3] == ["0 extra", "1 extra", "2 extra"]
         assert {"hard", "intermediate", "wet"} <= set(asked[2][1])
         assert "keep my strategy" in asked[3][1]
-        assert any(c.ephemeral and c.content == "Done: decision sent." for c in step.messages)
+        # A stop can't be taken back (issue 27): her cockpit asks Confirm first, only to her,
+        # and nothing is played until she confirms.
+        tyres, extra = answers["Tyres"], "1 extra section"
+        said = step.answer
+        assert said.ephemeral and (said.content or "").startswith(
+            f"Pit this turn ({tyres} tyres, strategy {chosen_strategy}, {extra})?"
+        )
+        confirm, cancel = said.custom_ids
+        assert confirm.startswith(f"pd:rf90:{gid}:confirm:{now.record.seq}.0")
+        assert cancel.startswith(f"pd:rf90:{gid}:confirm-no:")
+        assert (await loaded(d, gid)).record.seq == now.record.seq
+        step = await d.click(confirm, user=ALICE)
+        assert step.answer.ephemeral and step.answer.content == "Confirmed: played."
 
         after = await loaded(d, gid)
         log = [a for a in await store.actions(gid) if a.seq > now.record.seq]

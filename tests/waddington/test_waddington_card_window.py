@@ -132,3 +132,26 @@ def test_the_rule_changes_only_the_steps_of_a_robot_race(seed):
     (legacy, n_legacy), (public, n_public) = ends
     assert public.cars == legacy.cars and public.rng == legacy.rng
     assert n_public > n_legacy
+
+
+def test_a_card_throws_the_dice_when_bands_wait_for_them():
+    """The bot asks Confirm before a card that throws the dice (issue 27): an after-move card
+    with a band to judge does; the same card with no band, a card before the move, and
+    carrying on (not a card) do not; whether a die is thrown is told, not what it shows."""
+    st, _ = after_move([TYRE, EXTRA], tyre=2)  # Copse Corner at +20 waits for the dice
+    cards = [a for a in GAME.legal_actions(st, 0) if isinstance(a, PlayTactic)]
+    assert {a.card for a in cards} == {TYRE, EXTRA}
+    assert all(GAME.card_throws_dice(st, a) for a in cards)
+    assert not GAME.card_throws_dice(st, Proceed(seat=0))
+    before = st.model_copy(deep=True)
+    GAME.card_throws_dice(st, cards[0])
+    assert st == before  # asked on a copy: the race's dice are untouched
+
+    slow = build([{**red([TYRE], tyre=2), "speed": 40}, FAR], public_card_window=True)
+    slow, ev = play(slow, SetSpeed(seat=0, speed=40), Move(seat=0, to=(10, 1)))
+    assert slow.turn.phase == "after_move" and not slow.turn.pending
+    assert not GAME.card_throws_dice(slow, PlayTactic(seat=0, card=TYRE))
+
+    early = build([red([SUPERB, ACC]), FAR], public_card_window=True)
+    before_move = [a for a in GAME.legal_actions(early, 0) if isinstance(a, PlayTactic)]
+    assert before_move and not any(GAME.card_throws_dice(early, a) for a in before_move)
