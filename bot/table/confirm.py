@@ -3,11 +3,13 @@
 dice) is not played at once. Its driver gets the game's question, only to them, with Confirm
 and Cancel, unless they turned that off (`/games confirm:off`, `UserSettings.confirmations`).
 
-The buttons are stateless like every other (`pd:<area>:<game>:confirm:<seq>.<seat>`, and
-`confirm-no` for Cancel, built and read by one pattern); the action itself waits in the
-race's memory (`Race.asked`: one question a seat). Confirm plays it if the race has not moved
-on since it was asked (the same sequence number) and only for that seat's driver; after a
-restart the memory is gone, and the driver is asked to decide again. Cancel forgets it.
+The buttons are stateless like every other (`pd:<area>:<game>:confirm:<seq>.<seat>.<index>`,
+and `confirm-no` for Cancel, built and read by one pattern: the sequence number it was asked
+at, the seat, the action's place among the seat's legal actions); the action itself waits in
+the race's memory (`Race.asked`, by seat, seq and index; a seat's questions of an earlier seq
+are dropped when it is asked again). Confirm plays exactly that action, only for that seat's
+driver and only if the race has not moved on since (the same seq); after a restart the
+memory is gone, and the driver is asked to decide again. Cancel forgets it.
 """
 
 from __future__ import annotations
@@ -35,8 +37,11 @@ log = logging.getLogger("paddock.table")
 CONFIRM = "confirm"
 CANCEL = "confirm-no"
 ACTIONS = (CONFIRM, CANCEL)
-# A question's argument: the sequence number it was asked at and the seat it asks.
-_ARG = re.compile(r"(?P<seq>0|[1-9][0-9]{0,17})\.(?P<seat>0|[1-9][0-9]?)")
+# A question's argument: the sequence number it was asked at, the seat it asks and the
+# action's index among that seat's legal actions then.
+_ARG = re.compile(
+    r"(?P<seq>0|[1-9][0-9]{0,17})\.(?P<seat>0|[1-9][0-9]?)\.(?P<index>0|[1-9][0-9]{0,5})"
+)
 
 CONFIRMED = "Confirmed: played."
 CANCELLED = "Cancelled: not played, nothing changed."
@@ -45,18 +50,20 @@ AGAIN = "Please make that decision again."
 NOT_YOURS = "This question is for another driver: only they can answer it."
 
 
-def confirm_arg(seq: int, seat: int) -> str:
+def confirm_arg(seq: int, seat: int, index: int) -> str:
     """The Confirm / Cancel buttons' argument (read back by `parse_confirm_arg`)."""
-    arg = f"{seq}.{seat}"
+    arg = f"{seq}.{seat}.{index}"
     if not _ARG.fullmatch(arg):
         raise ValueError(f"bad question {arg!r}")
     return arg
 
 
-def parse_confirm_arg(arg: str | None) -> tuple[int, int] | None:
-    """(seq, seat) of an argument `confirm_arg` could have made, else None."""
+def parse_confirm_arg(arg: str | None) -> tuple[int, int, int] | None:
+    """(seq, seat, index) of an argument `confirm_arg` could have made, else None."""
     match = _ARG.fullmatch(arg) if arg is not None else None
-    return None if match is None else (int(match["seq"]), int(match["seat"]))
+    if match is None:
+        return None
+    return int(match["seq"]), int(match["seat"]), int(match["index"])
 
 
 class Confirmations:
@@ -72,14 +79,18 @@ class Confirmations:
         for their Confirm), False when it is to be played now."""
         presenter = self.core.presenter(loaded.record)
         question = presenter.confirmation(loaded, seat, action)
-        if question is None:
+        options = loaded.options(seat)
+        if question is None or action not in options:  # (not legal: the rules refuse it)
             return False
         mine = await self.core.store.user_settings(interaction.user.id, self.core.clock())
         if not mine.confirmations:
             return False
-        seq = loaded.record.seq
-        self.core.race(loaded.id).asked[seat] = (seq, action)
-        arg = confirm_arg(seq, seat)
+        seq, index = loaded.record.seq, options.index(action)
+        asked = self.core.race(loaded.id).asked
+        for key in [k for k in asked if k[0] == seat and k[1] != seq]:
+            del asked[key]  # that seat's questions of a race that has moved on since
+        asked[(seat, seq, index)] = action
+        arg = confirm_arg(seq, seat, index)
         view = view_of(
             button(
                 "Confirm", presenter.area, loaded.id, CONFIRM, arg, style=discord.ButtonStyle.danger
@@ -103,27 +114,23 @@ class Confirmations:
         parsed = parse_confirm_arg(arg)
         if parsed is None or action not in ACTIONS:
             raise InvalidButton()
-        seq, seat = parsed
+        seq, seat, index = parsed
         async with self.core.lock(game_id):
             record = await self.core.record_for_button(interaction, presenter, game_id)
             loaded = await self.core.load(game_id, record=record)
             mine = loaded.human_seat(interaction.user.id)
             if mine is None or mine.seat != seat:
                 raise PaddockError(NOT_YOURS)
-            race = self.core.race(game_id)
-            kept = race.asked.get(seat)
-            if kept is not None and kept[0] <= seq:
-                del race.asked[seat]  # answered (or outlived): asked again if need be
+            chosen = self.core.race(game_id).asked.pop((seat, seq, index), None)
             if action == CANCEL:
                 await edit_source(interaction, content=CANCELLED, view=None)
                 return
             if record.status != "running" or record.seq != seq:
                 await edit_source(interaction, content=MOVED_ON, view=None)
                 return
-            if kept is None or kept[0] != seq:  # asked before a restart: memory is gone
+            if chosen is None:  # asked before a restart: the memory is gone
                 await edit_source(interaction, content=AGAIN, view=None)
                 return
-            chosen = kept[1]
             # The same sequence number is the same race, but a seat handed to the robot or
             # a game's own rule may still have taken the decision from this driver.
             decision = self.core.decision(loaded, presenter, interaction.user.id)

@@ -97,8 +97,8 @@ class Race:
     acted: set[int] = field(default_factory=set)  # seats that acted in the activation under way
     last_board: GameState | None = None  # the state the thread's last board showed
     silent: set[int] = field(default_factory=set)  # users away or quiet at the last action
-    # a costly decision asked first (bot/table/confirm.py): seat -> (the seq, the action)
-    asked: dict[int, tuple[int, Action]] = field(default_factory=dict)
+    # costly decisions asked first (bot/table/confirm.py), by (seat, seq, option index)
+    asked: dict[tuple[int, int, int], Action] = field(default_factory=dict)
 
     def take_frames(self) -> list[Frame[Any]]:
         """The pictures due, now to be shown."""

@@ -47,13 +47,15 @@ async def test_retiring_asks_first_cancel_changes_nothing_and_confirm_retires(
 ) -> None:
     async with InProcessDriver(make_bot(tmp_path / "retire.db"), world()) as d:
         gid, thread, seat, driver, other = await race(d)
-        _, _, seq = await state_of(d, gid)
+        _, state, seq = await state_of(d, gid)
+        index = GAME.legal_actions(state, seat).index(Retire(seat=seat))
         before = await dump(d.bot.store)
 
         asked = await d.slash("f1", "retire", user=driver, channel_id=thread)
         text, ids, private = answer(asked)
         assert private and text.startswith("Retire your car (") and "can't be taken back" in text
-        assert ids == [f"pd:f1:{gid}:confirm:{seq}.{seat}", f"pd:f1:{gid}:confirm-no:{seq}.{seat}"]
+        arg = f"{seq}.{seat}.{index}"  # the seq asked at, the seat, the action's index
+        assert ids == [f"pd:f1:{gid}:confirm:{arg}", f"pd:f1:{gid}:confirm-no:{arg}"]
         assert all(c.ephemeral for c in asked.messages)  # nothing in the thread
         assert await dump(d.bot.store) == before  # asked, not played
         confirm, cancel = ids
@@ -107,7 +109,7 @@ async def test_a_confirm_after_the_race_moved_on_or_a_restart_changes_nothing(
         # Asked again at this seq; the bot restarts before the Confirm (its memory is gone).
         asked = await d.slash("f1", "retire", user=driver, channel_id=thread)
         confirm, _ = answer(asked)[1]
-        assert confirm == f"pd:f1:{gid}:confirm:{seq}.{seat}"
+        assert confirm.startswith(f"pd:f1:{gid}:confirm:{seq}.{seat}.")
         messages, threads = dict(d.backend.messages), dict(d.backend.threads)
     finally:
         await d.close()
@@ -158,23 +160,19 @@ def position(mover: int, hand: list[str], *, moved: bool) -> WaddingtonState:
 
 async def play_card(
     d: InProcessDriver, gid: int, thread: int, driver: FakeUser, card: str
-) -> tuple[Calls, int]:
-    """The driver opens their hand and presses the card's button; the calls, and the seq
-    it was pressed at."""
+) -> tuple[Calls, int, int]:
+    """The driver opens their hand and presses the card's button; the calls, the seq it
+    was pressed at and the card's index among the legal actions."""
     game, state, seq = await state_of(d, gid)
     seat = game.to_act(state)[0]
-    index = game.legal_actions(state, seat).index(
-        next(
-            a
-            for a in game.legal_actions(state, seat)
-            if isinstance(a, PlayTactic) and a.card == card
-        )
-    )
+    legal = game.legal_actions(state, seat)
+    index = next(i for i, a in enumerate(legal) if isinstance(a, PlayTactic) and a.card == card)
     hand = await d.slash("f1", "hand", user=driver, channel_id=thread)
     custom_id = f"pd:f1:{gid}:act:{seq}.{index}"
     assert hand.ephemeral and custom_id in hand.last.custom_ids
     assert hand.last.message is not None
-    return await d.click(custom_id, user=driver, message_id=int(hand.last.message["id"])), seq
+    played = await d.click(custom_id, user=driver, message_id=int(hand.last.message["id"]))
+    return played, seq, index
 
 
 async def test_a_card_that_throws_the_dice_asks_and_one_that_does_not_plays_at_once(
@@ -186,10 +184,13 @@ async def test_a_card_that_throws_the_dice_asks_and_one_that_does_not_plays_at_o
         # After the move, before the dice: the card closes the window and the dice follow.
         await put_state(d, gid, position(seat, [TYRE, SUPERB], moved=True))
         before = await dump(d.bot.store)
-        asked, seq = await play_card(d, gid, thread, driver, TYRE)
+        # Two questions open at once (the card, then retiring): each Confirm is its own.
+        asked, seq, index = await play_card(d, gid, thread, driver, TYRE)
+        retiring = await d.slash("f1", "retire", user=driver, channel_id=thread)
         text, ids, private = answer(asked)
         assert private and text.startswith("Play **Careful Driving: Tyre Wear -2**? It throws")
-        assert ids == [f"pd:f1:{gid}:confirm:{seq}.{seat}", f"pd:f1:{gid}:confirm-no:{seq}.{seat}"]
+        arg = f"{seq}.{seat}.{index}"
+        assert ids == [f"pd:f1:{gid}:confirm:{arg}", f"pd:f1:{gid}:confirm-no:{arg}"]
         assert await dump(d.bot.store) == before
         done = await d.click(ids[0], user=driver)
         assert answer(done) == (CONFIRMED, [], True)
@@ -201,13 +202,17 @@ async def test_a_card_that_throws_the_dice_asks_and_one_that_does_not_plays_at_o
             if not int(m.get("flags") or 0) & 64
         )
         assert "took Copse" in thread_text and "threw 9" in thread_text  # the dice, once
+        _, state, _ = await state_of(d, gid)
+        assert state.cars[seat].status == "running"  # the card, not the retirement
+        late = await d.click(answer(retiring)[1][0], user=driver)
+        assert answer(late) == (MOVED_ON, [], True)
 
         # Before the move: no dice follow the card, so it is played at once.
         game, state, _ = await state_of(d, gid)
         mover = game.to_act(state)[0]
         who = await seat_user(d, gid, mover)
         await put_state(d, gid, position(mover, [SUPERB], moved=False))
-        played, seq = await play_card(d, gid, thread, who, SUPERB)
+        played, seq, _ = await play_card(d, gid, thread, who, SUPERB)
         text, ids, _ = answer(played)
         assert text == "Played." and not ids
         _, state, after = await state_of(d, gid)
