@@ -307,7 +307,9 @@ class _Users:
                     continue
                 if rf90_driver.PRESENTER.confirmation(now, seat, options[path_target]):
                     # a pit stop asks Confirm first: its question, then the driver's Confirm
-                    if not await self.seen(sent) or sent.refused:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(sent.shown.wait(), WAIT_S)
+                    if sent.refused:
                         break
                     question = sent.shown_message or {}
                     confirm = [
