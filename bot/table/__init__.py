@@ -14,7 +14,8 @@ module a job (docs/architecture.md draws how a click goes through them):
 - turns.py: reminders, timeouts, idle races; ending.py: a game that is over;
 - log.py: `/<game> log`; recovery.py: showing a race again after a restart or a failure;
 - realtime.py: a game played in real time (Pit Formula): countdown, coalesced edits, clock;
-- takeback.py: a race taken back (an undo, a rewind) and asked again.
+- takeback.py: a race taken back (an undo, a rewind) and asked again;
+- undo.py: a driver's undo of their last decision (`/<game> undo`, the Undo button).
 
 `Table` wires the parts and is what a presenter is given (`TablePort`).
 """
@@ -40,6 +41,7 @@ from bot.table.rounds import Rounds
 from bot.table.routes import Routes
 from bot.table.takeback import TakeBacks
 from bot.table.turns import Turns
+from bot.table.undo import Undos
 from rules.base import Action, Event
 from store.models import GameRecord
 
@@ -60,11 +62,12 @@ class Table:
         self.log = Log(core)
         self.lobby = Lobby(core, self.moves, self.publisher, self.endings, self)
         self.life = Life(core, self.moves, self.publisher, self.endings, self)
-        self.recovery = Recovery(core, self.life, self.lobby, self)
+        self.takebacks = TakeBacks(core, self.moves)
+        self.undos = Undos(core, self.moves, self.takebacks)
+        self.recovery = Recovery(core, self.life, self.lobby, self, self.undos)
         self.turns = Turns(core, self.moves, self.life, self.recovery)
         self.rounds = Rounds(core, self.lobby)
-        self.takebacks = TakeBacks(core, self.moves)
-        self.routes = Routes(core, self.moves, self.lobby, self.life, self.log, self)
+        self.routes = Routes(core, self.moves, self.lobby, self.life, self.log, self, self.undos)
         self.realtime = RealTime(lambda: bot.timers.clock())
 
     @property
