@@ -121,9 +121,9 @@ class TableCog(commands.GroupCog):
         name="undo", description="Take back your last decision, while nobody has moved since"
     )
     async def undo(self, interaction: discord.Interaction) -> None:
+        record = await self.table.game_here(interaction, self.presenter)
         if self.presenter.undo_refused is not None:  # e.g. a game played in real time
             raise PaddockError(self.presenter.undo_refused)
-        record = await self.table.game_here(interaction, self.presenter)
         await self.table.undos.command(interaction, self.presenter, record)
 
     @app_commands.command(

@@ -177,6 +177,8 @@ class Undos:
             raise PaddockError(OLD_BUTTON)
         if last is None or mine is None:
             raise PaddockError(NOTHING)
+        if seq is not None and last.actor != str(user):
+            raise PaddockError("Only the driver who made that decision can take it back.")
         if mark is not None:
             if mark.kind == UNDO and last.actor == str(user):
                 raise PaddockError(ALREADY)
