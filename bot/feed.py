@@ -9,6 +9,10 @@ process: a restart neither drops them from the next edit nor tells them twice.
 A simultaneous pick (everyone decides at once, e.g. RF90's set-up or qualifying) holds its
 steps' lines until the last seat has picked: while it runs the thread may say who has picked
 (the prompt's list of those still to pick), never what.
+
+The feed also remembers what was shown for the last action (`last_seq`): the messages posted
+for it and the lines it added to the steps, so that an undo (bot/table/undo.py) marks those
+messages as taken back and drops those lines, after a restart too.
 """
 
 from __future__ import annotations
@@ -31,6 +35,9 @@ class Feed(BaseModel):
     opening: list[str] = []  # the lines the live prompt opened with
     steps: list[str] = []  # the lines of the move's steps so far
     base: str | None = None  # the live prompt's text without the steps (once a step edited it)
+    last_seq: int | None = None  # the action the two below were shown for
+    last_posted: list[int] = []  # the messages posted for it (its board, lines, the prompt)
+    last_steps: int = 0  # how many of `steps` (at their end) are its lines
 
     @staticmethod
     def key_of(move_key: Hashable) -> str:
@@ -38,7 +45,7 @@ class Feed(BaseModel):
 
     def take_steps(self) -> list[str]:
         """The steps' lines, to be told now (a new message), and forget them."""
-        steps, self.steps = self.steps, []
+        steps, self.steps, self.last_steps = self.steps, [], 0
         return steps
 
     def add_steps(self, move_key: Hashable, lines: list[str]) -> None:
@@ -48,6 +55,24 @@ class Feed(BaseModel):
             self.steps = []
             self.key = key
         self.steps += lines
+        self.last_steps += len(lines)
+
+    def shown_for(self, seq: int) -> None:
+        """What is shown from now on is shown for action `seq` (a new action: a new record;
+        the same one again, e.g. `/<game> status`: added to its record)."""
+        if self.last_seq != seq:
+            self.last_seq, self.last_posted, self.last_steps = seq, [], 0
+
+    def take_back(self, seq: int) -> list[int]:
+        """Action `seq` is taken back: its lines leave the steps (they are not told as if
+        they stood); the messages posted for it, to be marked as taken back."""
+        posted: list[int] = []
+        if self.last_seq == seq:
+            if self.last_steps:
+                del self.steps[-min(self.last_steps, len(self.steps)) :]
+            posted = self.last_posted
+        self.last_seq, self.last_posted, self.last_steps = None, [], 0
+        return posted
 
 
 def clip(text: str, limit: int = MESSAGE_LIMIT) -> str:

@@ -185,6 +185,10 @@ class Presenter(Generic[S]):
     colours: ClassVar[list[str]] = []  # colours a driver picks in the lobby (none: no choice)
     default_idle_days: ClassVar[int] = 7
     robots_offered: ClassVar[bool] = False  # the lobby adds robots (a "robots" setting)
+    # A game whose drivers never take a decision back (e.g. played in real time): the one
+    # line `/<game> undo` answers, saying what they may do instead; None: the rules decide
+    # (Game.undo_refusal, bot/table/undo.py).
+    undo_refused: ClassVar[str | None] = None
     # Its own league race settings (name: an example an admin is offered as they type), and
     # those a single round may change.
     league_choices: ClassVar[dict[str, str]] = {}

@@ -34,7 +34,10 @@ SQLITE = Dialect(
     name_lock_sql=None,
     integrity_errors=(sqlite3.IntegrityError,),
     timers_json_sql=(
-        "(SELECT json_group_array(json_object('event', event, 'due_at', due_at,"
+        # (due_at as 17 digits: SQLite's JSON writes a REAL with 15, which an undo would
+        # read back as another instant)
+        "(SELECT json_group_array(json_object('event', event, 'due_at',"
+        " json(printf('%!.17g', due_at)),"
         " 'payload', json(payload_json))) FROM (SELECT * FROM timers WHERE game_id = ?"
         " ORDER BY id))"
     ),

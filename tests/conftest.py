@@ -51,6 +51,7 @@ PROCESS_TESTS = {
     "tests/rf90/test_bot_rf90_thread.py::"
     "test_every_line_appears_once_through_kills_at_each_step_of_a_turn",
     "tests/table/test_bot_table.py::test_kill_between_commit_and_prompt_is_recovered_at_start_up",
+    "tests/table/test_bot_undo_kill.py",
 }
 
 

@@ -1,7 +1,7 @@
 """The life-cycle commands every game has, written once: `/<game> status`, `log`, `cancel`,
-`abandon`, `rewind`, `replace` and `autopilot`, and `/<game> rules` (how to play it in
-Discord). A game cog subclasses `TableCog` (a GroupCog named after the game) and adds its own
-commands."""
+`abandon`, `rewind`, `replace`, `autopilot` and `undo`, and `/<game> rules` (how to play it
+in Discord). A game cog subclasses `TableCog` (a GroupCog named after the game) and adds its
+own commands."""
 
 from __future__ import annotations
 
@@ -126,6 +126,15 @@ class TableCog(commands.GroupCog):
     ) -> None:
         record = await self.table.game_here(interaction, self.presenter)
         await self.table.life.autopilot(interaction, record, mode.value == "on")
+
+    @app_commands.command(
+        name="undo", description="Take back your last decision, while nobody has moved since"
+    )
+    async def undo(self, interaction: discord.Interaction) -> None:
+        record = await self.table.game_here(interaction, self.presenter)
+        if self.presenter.undo_refused is not None:  # e.g. a game played in real time
+            raise PaddockError(self.presenter.undo_refused)
+        await self.table.undos.command(interaction, self.presenter, record)
 
     @app_commands.command(
         name="rules", description="How to play this game on Discord (only to you)"

@@ -16,7 +16,8 @@ module a job (docs/architecture.md draws how a click goes through them):
 - confirm.py: a costly decision (retiring, a pit stop...) asked first, Confirm or Cancel;
 - realtime.py: a game played in real time (Pit Formula): countdown, coalesced edits, clock;
 - takeback.py: a race taken back (an undo, a rewind) and asked again; rewind.py: an
-  admin's `/<game> rewind`, asked and confirmed.
+  admin's `/<game> rewind`, asked and confirmed;
+- undo.py: a driver's undo of their last decision (`/<game> undo`, the Undo button).
 
 `Table` wires the parts and is what a presenter is given (`TablePort`).
 """
@@ -44,6 +45,7 @@ from bot.table.rounds import Rounds
 from bot.table.routes import Routes
 from bot.table.takeback import TakeBacks
 from bot.table.turns import Turns
+from bot.table.undo import Undos
 from rules.base import Action, Event
 from store.models import GameRecord
 
@@ -64,10 +66,11 @@ class Table:
         self.log = Log(core)
         self.lobby = Lobby(core, self.moves, self.publisher, self.endings, self)
         self.life = Life(core, self.moves, self.publisher, self.endings, self)
-        self.recovery = Recovery(core, self.life, self.lobby, self)
+        self.takebacks = TakeBacks(core, self.moves)
+        self.undos = Undos(core, self.moves, self.takebacks)
+        self.recovery = Recovery(core, self.life, self.lobby, self, self.undos)
         self.turns = Turns(core, self.moves, self.life, self.recovery)
         self.rounds = Rounds(core, self.lobby)
-        self.takebacks = TakeBacks(core, self.moves)
         self.rewind = Rewind(core, self.takebacks, self.log, self.endings)
         self.confirm = Confirmations(core, self.moves)
         self.routes = Routes(
@@ -79,6 +82,7 @@ class Table:
             self,
             rewind=self.rewind,
             confirm=self.confirm,
+            undos=self.undos,
         )
         self.realtime = RealTime(lambda: bot.timers.clock())
 

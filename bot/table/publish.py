@@ -38,14 +38,25 @@ class Publisher:
         self.core = core
 
     async def send_lines(
-        self, channel: Any, lines: list[str], fallback: str, **kwargs: Any
+        self,
+        channel: Any,
+        lines: list[str],
+        fallback: str,
+        posted: list[int] | None = None,
+        **kwargs: Any,
     ) -> discord.Message:
         """`lines` in as many messages as they take (none is cut by Discord's 2,000
-        characters), the last with `kwargs` (files, a view); `fallback` when there are none."""
+        characters), the last with `kwargs` (files, a view); `fallback` when there are none.
+        `posted`: each message's id is added to it (the feed's record of an action)."""
         runs = split(lines) or [[fallback]]
-        for run in runs[:-1]:
+        sent = [
             await channel.send(clip("\n".join(run)), allowed_mentions=MENTION_NONE)
-        return await channel.send(clip("\n".join(runs[-1])), **kwargs)
+            for run in runs[:-1]
+        ]
+        sent.append(await channel.send(clip("\n".join(runs[-1])), **kwargs))
+        if posted is not None:
+            posted += [m.id for m in sent]
+        return sent[-1]
 
     async def post_frames(
         self,
@@ -65,6 +76,7 @@ class Publisher:
         record = loaded.record
         pending = frames is None
         frames = self.core.race(record.id).take_frames() if frames is None else frames
+        loaded.feed.shown_for(record.seq)  # (what an undo of it marks as taken back)
         # Frames the race's settings skip lend their lines to the next one shown; those of
         # skipped frames at the end stay with the events the caller tells in words. Each
         # message shown names its frame, whatever an earlier message said (its caption).
@@ -95,7 +107,12 @@ class Publisher:
                 head = []
                 summary = presenter.summary(loaded)
                 await self.send_lines(
-                    channel, chunk, summary, files=files, allowed_mentions=MENTION_NONE
+                    channel,
+                    chunk,
+                    summary,
+                    loaded.feed.last_posted,
+                    files=files,
+                    allowed_mentions=MENTION_NONE,
                 )
         finally:
             if ahead is not None:
@@ -139,6 +156,7 @@ class Publisher:
         already posted (advance), so this is no sub-step and the old prompt is stripped."""
         presenter = self.core.presenter(loaded.record)
         record, state, feed = loaded.record, loaded.state, loaded.feed
+        feed.shown_for(record.seq)  # (what an undo of it marks as taken back)
         channel = await self.core.channel_of(record)
         frames = self.core.race(record.id).take_frames()
         pictured = bool(frames) or posted
@@ -213,7 +231,7 @@ class Publisher:
                         record.id, published_seq=record.seq, feed=feed.model_dump()
                     )
                     return
-            lines = [] if held else feed.take_steps()
+            lines = [] if held else feed.take_steps()  # (told below: posted for it)
         if not pictured:  # stripped before the frames
             await self.strip_prompt(channel, record.prompt_message_id, feed)
         boards = (
@@ -228,7 +246,12 @@ class Publisher:
             if board_files:  # the prompt below says where the race stands
                 summary = presenter.summary(loaded)
                 await self.send_lines(
-                    channel, lines, summary, files=board_files, allowed_mentions=MENTION_NONE
+                    channel,
+                    lines,
+                    summary,
+                    feed.last_posted,
+                    files=board_files,
+                    allowed_mentions=MENTION_NONE,
                 )
                 told_any, lines = True, []
             if boards:
@@ -237,7 +260,8 @@ class Publisher:
             # what the prompt cannot hold goes before it.
             runs = split([*lines, prompt.content])
             for run in runs[:-1]:
-                await channel.send(clip("\n".join(run)), allowed_mentions=MENTION_NONE)
+                sent = await channel.send(clip("\n".join(run)), allowed_mentions=MENTION_NONE)
+                feed.last_posted.append(sent.id)
                 told_any = True
             opening = runs[-1][:-1]
             message = await channel.send(
@@ -259,6 +283,7 @@ class Publisher:
             raise
         # (its text is what it was sent with, until a step edits it: then `base`)
         feed.key, feed.opening, feed.base = Feed.key_of(key), opening, None
+        feed.last_posted.append(message.id)
         await self.core.store.update_game(
             record.id,
             published_seq=record.seq,

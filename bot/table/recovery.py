@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from bot.table.core import TableCore
     from bot.table.life import Life
     from bot.table.lobby import Lobby
+    from bot.table.undo import Undos
 
 log = logging.getLogger("paddock.table")
 
@@ -28,8 +29,11 @@ REPOST = "paddock_repost"  # the timer that shows a race again after a failed po
 
 
 class Recovery:
-    def __init__(self, core: TableCore, life: Life, lobby: Lobby, port: TablePort) -> None:
+    def __init__(
+        self, core: TableCore, life: Life, lobby: Lobby, port: TablePort, undos: Undos
+    ) -> None:
         self.core = core
+        self.undos = undos  # an undo stored but not shown is shown as the undo would have
         self.life = life
         self.lobby = lobby
         self.port = port  # what a presenter is given (its recovery)
@@ -50,7 +54,8 @@ class Recovery:
             try:
                 async with self.core.lock(record.id):
                     loaded = await self.core.load(record.id)
-                    await self.core.presenter(record).recover(self.port, loaded)
+                    if not await self.undos.recovered(loaded):
+                        await self.core.presenter(record).recover(self.port, loaded)
             except NotPosted as exc:  # stored; shown by `/<game> status` or the next start
                 await self.not_shown(record.id, exc)
             except Exception:  # one broken game must not stop the others

@@ -1,21 +1,22 @@
 """A click on a game's button, routed from its stateless custom_id (bot/components.py) to
 what it does: a lobby's buttons, a legal action (`act`; a costly one asked first), the answer
-to such a question (bot/table/confirm.py), a confirmed abandon or rewind, a log's page, or the
-game's own (its presenter's `on_button`)."""
+to such a question (bot/table/confirm.py), a confirmed abandon or rewind, a log's page, an
+undo (`undo`, bot/table/undo.py), or the game's own (its presenter's `on_button`)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.components import view_of
 from bot.errors import SAY_FAILURE
 from bot.posting import defer, think
 from bot.presenter import Presenter, TablePort
 from bot.table.confirm import ACTIONS as CONFIRM_ACTIONS
-from bot.table.core import ROUTED, InvalidButton
+from bot.table.core import MENTION_NONE, ROUTED, InvalidButton
 from bot.table.rewind import ACTIONS as REWIND_ACTIONS
 from rules.errors import PaddockError
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from bot.table.log import Log
     from bot.table.moves import Moves
     from bot.table.rewind import Rewind
+    from bot.table.undo import Undos
 
 LOBBY_ACTIONS = ("join", "leave", "start", "cancel", "robot-add", "robot-remove", "colour")
 
@@ -43,9 +45,11 @@ class Routes:
         *,
         rewind: Rewind,
         confirm: Confirmations,
+        undos: Undos,
     ) -> None:
         self.core = core
         self.rewind = rewind  # an admin's rewind: its Confirm / Cancel
+        self.undos = undos
         self.moves = moves
         self.lobby = lobby
         self.life = life
@@ -67,7 +71,7 @@ class Routes:
             answered = None
             first = presenter.answered_first(action)  # a game's own button (Pit Formula's)
             confirming = action in ("abandon", *REWIND_ACTIONS, *CONFIRM_ACTIONS)
-            if action == "act" or action in LOBBY_ACTIONS or confirming:
+            if action in ("act", "undo") or action in LOBBY_ACTIONS or confirming:
                 answered = await defer(interaction)
                 if action == "start":  # a start failing after this answer is said in public
                     interaction.extras[SAY_FAILURE] = True
@@ -80,6 +84,9 @@ class Routes:
                 return
             if action in CONFIRM_ACTIONS:  # checked and read under the race's lock, once
                 await self.confirm.answer(interaction, presenter, game_id, action, arg)
+                return
+            if action == "undo" and arg:  # (likewise)
+                await self.undos.button(interaction, presenter, game_id, arg)
                 return
             record = await self.core.record_for_button(interaction, presenter, game_id)
             interaction.extras[ROUTED] = record
@@ -151,16 +158,31 @@ class Routes:
             # A click Discord no longer took (answered late) still plays: the thread shows it.
             key_before = presenter.move_key(loaded.state)
             # A StaleState (another process acted first) reaches the user as its message.
+            before = loaded
             loaded, played = await self.moves.commit(
                 loaded, options[index], actor=str(interaction.user.id), human=True
             )
+            # The decision may be taken back: its private answer carries an Undo button.
+            offer = self.undos.offer(before, loaded, played, decision.seat)
             message = interaction.message
+            said: asyncio.Future[Any] | None = None
+            # Sent while the robots play on and the activation's pictures are drawn: the
+            # thread's pictures do not wait for this answer's round trip.
             if answered and message is not None and message.flags.ephemeral:
-                # Sent while the robots play on and the activation's pictures are drawn:
-                # the thread's pictures do not wait for this answer's round trip.
+                view = view_of(offer.item) if offer else None
                 said = asyncio.ensure_future(
-                    interaction.edit_original_response(content=done, view=None, attachments=[])
+                    interaction.edit_original_response(content=done, view=view, attachments=[])
                 )
+            elif answered and offer is not None:  # a public button: a private answer too
+                said = asyncio.ensure_future(
+                    interaction.followup.send(
+                        f"Played: {offer.text}",
+                        view=view_of(offer.item),
+                        ephemeral=True,
+                        allowed_mentions=MENTION_NONE,
+                    )
+                )
+            if said is not None:
                 try:
                     await self.moves.advance(loaded, played.events, key_before=key_before)
                 except BaseException:

@@ -11,6 +11,7 @@ acted, the deadline, the last board) is dropped: the store has what it needs.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from bot.availability import EVERYONE_AVAILABLE, Drivers
@@ -57,11 +58,13 @@ class TakeBacks:
         *,
         timers: list[TimerSpec] | None = None,
         notes: list[str],
+        then: Callable[[], Awaitable[None]] | None = None,
     ) -> Loaded[Any]:
         """Under the race's lock: `mark` stored with `state` (the race after entry
         `mark.to`), StaleState if the race moved on meanwhile (nothing written). `timers`
         None: those before the last action (an undo: the deadline as it was). Then the
-        thread: `notes` and the decision asked again."""
+        thread: `notes` and the decision asked again. `then`: what is done once it is
+        stored, before the thread is told (an undo marks its move's posts as taken back)."""
         store = self.core.store
         now = self.core.clock()  # a person's act: the race's idle days count from it
         seq = await store.take_back(
@@ -76,6 +79,8 @@ class TakeBacks:
         self.core.forget(loaded.id)  # pictures due, who acted, deadline, last board
         self.core.bot.timers.poke()
         self.core.fault("after-take-back", seq)
+        if then is not None:
+            await then()
         record = loaded.record.model_copy(
             update={
                 "seq": seq,

@@ -94,8 +94,10 @@ class RF90(Game[RF90State]):
     state_type = RF90State
     action_adapter = ACTION_ADAPTER
     # Paddock rule (docs/rules/rf90.md, "Taking a move back"): not after a card is drawn,
-    # turned over, shown or played, a shuffle, a damage disc, a duel's result, or the cars
-    # moving on (Game.undo_refusal)
+    # turned over or shown for qualifying or a duel, a shuffle, a damage disc, a duel's
+    # result, or the next section activated (Game.undo_refusal). A card play from the
+    # driver's own hand, and the move it makes, show the driver nothing new: undoable when
+    # nothing else did.
     undo_random: ClassVar[str] = "a deck has been shuffled or a damage disc drawn"
     undo_drawn: ClassVar[str] = "a card has been drawn"
     undo_reveals: ClassVar[Mapping[str, str]] = {
@@ -105,8 +107,6 @@ class RF90(Game[RF90State]):
         "duel_result": "the duel's cards are face up",
         "track_card": "a Track card has been drawn",
         "mulligan": "you have taken a new hand",
-        "pay": "your cards are on the table",
-        "move": "the cars have moved on",
         "activate": "the next section has been activated",
     }
 

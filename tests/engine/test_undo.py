@@ -124,3 +124,23 @@ def test_waddington_a_speed_may_be_taken_back_but_not_the_dice() -> None:
                 assert why == "the dice have been rolled"
     assert seen["set_speed"] == {None}  # a speed shows nothing and draws nothing
     assert "the dice have been rolled" in seen["proceed"] | seen["move"]
+
+
+def test_rf90_a_card_play_may_be_taken_back_unless_it_turned_a_card_over() -> None:
+    """A card play from the driver's own hand (and the move it makes) shows them nothing
+    new: it may be taken back (docs/rules/rf90.md), unless a card was turned over for a
+    check, one drawn, or a damage disc drawn along the way."""
+    game = games()["rf90"]
+    seen: set[str | None] = set()
+    for seed in SEEDS:
+        for before, action, after, events in _walk(game, seed):
+            if action.kind != "play_cards":
+                continue
+            why = game.undo_refusal(before, after, action.seat, events)
+            seen.add(why)
+            if any(e.kind == "check" for e in events):
+                assert why is not None
+            if why is None:
+                assert {e.kind for e in events} >= {"pay", "move"}
+    assert None in seen
+    assert "your cards are on the table" not in seen

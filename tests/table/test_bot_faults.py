@@ -204,6 +204,12 @@ async def test_a_429_is_waited_out_and_nothing_is_doubled(tmp_path: Path) -> Non
         assert any("rate limited" in line for line in logs.lines())
 
 
+def failures_told(calls: Any) -> list[Any]:
+    """The private follow-ups among `calls` but the answers offering to undo a decision
+    ("Played: ...", bot/table/undo.py)."""
+    return [c for c in calls if c.kind == "followup" and not c.content.startswith("Played:")]
+
+
 async def test_a_5xx_on_a_post_is_retried_or_said_in_one_line(tmp_path: Path) -> None:
     async with bot_on_fake(tmp_path) as (fd, logs):
         gid, thread = await f1_race(fd)
@@ -224,7 +230,7 @@ async def test_a_5xx_on_a_post_is_retried_or_said_in_one_line(tmp_path: Path) ->
         mark = fd.backend.mark()
         clicks = await clicks_until(fd, gid, lambda: down.hits)
         assert len(await human_actions(fd, gid)) == before + clicks
-        told = [c for c in fd.backend.calls[mark:] if c.kind == "followup"]
+        told = failures_told(fd.backend.calls[mark:])
         assert len(told) == 1 and told[0].ephemeral
         assert told[0].content == (
             "Saved, but not shown: Discord failed to post this. Use `/f1 status` in a minute "
@@ -578,7 +584,7 @@ async def test_without_send_messages_the_player_is_told_privately(tmp_path: Path
             ),
         )
         assert len(await human_actions(fd, gid)) == before + clicks
-        told = [c for c in fd.backend.calls[mark:] if c.kind == "followup"]
+        told = failures_told(fd.backend.calls[mark:])
         assert len(told) == 1 and told[0].ephemeral
         assert told[0].content == (
             "Saved, but not shown: I can't post in this thread: give me Send Messages in "

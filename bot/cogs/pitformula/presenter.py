@@ -41,6 +41,11 @@ class PitPresenter(Presenter[PitFormulaState]):
     robots_drive = False
     rewinds = False  # a race against the clock is not played again from a past moment
     default_idle_days = 1
+    # Paddock rule (docs/rules/pitformula.md): nothing is taken back in real time
+    undo_refused = (
+        "Pit Formula is played in real time: nothing is taken back. "
+        "Take your tokens off a card with `/pit clear` instead."
+    )
 
     def __init__(self, cog: PitCog) -> None:
         self.cog = cog
