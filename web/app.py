@@ -216,9 +216,8 @@ async def race(request: web.Request) -> web.Response:
     base = f"/l/{latest.web_token}"
     suffix = "" if season.id == latest.id else f"?season={season.season}"
     media = _site(request).media
-    steps = len(await media.rf90_steps(store, game)) if game.kind == "rf90" else 0
     pit = await media.pit_races(store, game, await _names(store, game)) if game.kind == PIT else []
-    return page(request, "race.html", p=data, base=base, suffix=suffix, steps=steps, pit=pit)
+    return page(request, "race.html", p=data, base=base, suffix=suffix, steps=data.steps, pit=pit)
 
 
 PIT = "pitformula"

@@ -12,9 +12,11 @@ import asyncio
 from dataclasses import dataclass
 
 from renderer.boards import board_renderers
-from rules.base import get_game
+from rules.base import Event, get_game
 from rules.championship import game_kinds
-from store import GameRecord, League, NotFound, Store
+from rules.rf90 import GAME as RF90
+from rules.rf90.replay import iter_action_steps
+from store import ActionRecord, GameRecord, League, NotFound, Store
 from store.undo import standing
 
 
@@ -41,6 +43,7 @@ class RacePage:
     classification: list[Placed]
     log: list[LogLine]
     has_board: bool
+    steps: int = 0  # Race! Formula 90: the pictures of its thread (grid, activations, finish)
 
 
 async def finished_race(store: Store, seasons: list[League], game_id: int) -> GameRecord | None:
@@ -74,15 +77,28 @@ async def race_page(store: Store, league: League, game: GameRecord) -> RacePage:
     actions = standing(await store.actions(game.id))  # without what was taken back
     assert game.state_json is not None  # finished_race checked it
 
-    def replay() -> tuple[list[LogLine], list[Placed]]:
-        state = rules.new_game(game.seed, game.config)
+    def line(done: ActionRecord, events: list[Event]) -> LogLine:
+        said = "; ".join(e.text for e in events if e.text) or "(no public effect)"
+        return LogLine(done.seq, _who(done.actor, names), said)
+
+    def replay() -> tuple[list[LogLine], list[Placed], int]:
         lines = []
-        for done in actions:
-            # the replay's own state, never read again: no copy per action (RF90's were
-            # nine tenths of its race page's time)
-            state, events = rules.apply_owned(state, rules.parse_action(done.action_json))
-            said = "; ".join(e.text for e in events if e.text) or "(no public effect)"
-            lines.append(LogLine(done.seq, _who(done.actor, names), said))
+        steps = 0
+        if game.kind == "rf90":  # the log and the count of its thread's pictures at once
+            logged = iter(actions)
+            for events, done_steps in iter_action_steps(
+                RF90, game.seed, game.config, (a.action_json for a in actions), snapshots=False
+            ):
+                steps += len(done_steps)
+                if events is not None:
+                    lines.append(line(next(logged), events))
+        else:
+            state = rules.new_game(game.seed, game.config)
+            for done in actions:
+                # the replay's own state, never read again: no copy per action (RF90's were
+                # nine tenths of its race page's time)
+                state, events = rules.apply_owned(state, rules.parse_action(done.action_json))
+                lines.append(line(done, events))
         final = rules.load_state(game.state_json or "")
         placed = [
             Placed(
@@ -92,9 +108,9 @@ async def race_page(store: Store, league: League, game: GameRecord) -> RacePage:
             )
             for p in rules.classification(final)
         ]
-        return lines, placed
+        return lines, placed, steps
 
-    log, placed = await asyncio.to_thread(replay)
+    log, placed, steps = await asyncio.to_thread(replay)
     round_name = None
     if game.round_id is not None:
         rnd = await store.round_by_id(game.round_id)
@@ -107,6 +123,7 @@ async def race_page(store: Store, league: League, game: GameRecord) -> RacePage:
         classification=placed,
         log=log,
         has_board=game.kind in board_renderers(),
+        steps=steps,
     )
 
 
