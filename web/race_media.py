@@ -17,10 +17,7 @@ step are cheap (tens of milliseconds) and cached by the visitor's browser instea
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
 
 from renderer.pitformula import render_scoring, render_table
 from renderer.rf90 import activation_pictures
@@ -32,37 +29,8 @@ from rules.rf90 import RF90State
 from rules.rf90.replay import iter_activation_steps
 from store import GameRecord, Store
 from store.undo import standing
-
-V = TypeVar("V")
-
-
-class Lru(Generic[V]):
-    """The last `size` values worked out, by game id; one value is worked out once however
-    many visitors ask for it at the same moment."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._items: OrderedDict[int, V] = OrderedDict()
-        self._busy: dict[int, asyncio.Lock] = {}
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    async def get(self, key: int, make: Callable[[], Awaitable[V]]) -> V:
-        if key in self._items:
-            self._items.move_to_end(key)
-            return self._items[key]
-        lock = self._busy.setdefault(key, asyncio.Lock())
-        try:
-            async with lock:
-                if key not in self._items:  # the first visitor works it out, the rest wait
-                    self._items[key] = await make()
-                    while len(self._items) > self.size:
-                        self._items.popitem(last=False)
-                return self._items[key]
-        finally:
-            if not lock.locked():
-                self._busy.pop(key, None)
+from web.cache import Lru
+from web.race_data import Replayed, race_key
 
 
 @dataclass(frozen=True)
@@ -103,10 +71,11 @@ class PitRace:
 class RaceMedia:
     """The site's caches of replayed races and drawn replays."""
 
-    def __init__(self, races: int = 8, replays: int = 2) -> None:
+    def __init__(self, races: int = 8, replays: int = 2, logs: int = 64) -> None:
         self.steps: Lru[list[Step]] = Lru(races)
         self.pit: Lru[list[PitRace]] = Lru(races)
         self.replays: Lru[bytes | None] = Lru(replays)  # ~2-3 MB each
+        self.logs: Lru[Replayed] = Lru(logs)  # ~100 KB each: a race's log in words
         self._drawing = asyncio.Semaphore(1)  # one replay drawn at a time: a core stays free
 
     async def rf90_steps(self, store: Store, game: GameRecord) -> list[Step]:
@@ -130,7 +99,7 @@ class RaceMedia:
 
             return await asyncio.to_thread(replay)
 
-        return await self.steps.get(game.id, make)
+        return await self.steps.get(race_key(game), make)
 
     async def rf90_replay(self, store: Store, game: GameRecord) -> bytes | None:
         """The race as `/rf90 replay` posts it (None: it never reached an activation)."""
@@ -142,7 +111,7 @@ class RaceMedia:
             async with self._drawing:
                 return await asyncio.to_thread(render_replay, states)
 
-        return await self.replays.get(game.id, make)
+        return await self.replays.get(race_key(game), make)
 
     async def pit_races(
         self, store: Store, game: GameRecord, names: dict[int, str]
@@ -151,7 +120,7 @@ class RaceMedia:
             actions = [a.action_json for a in standing(await store.actions(game.id))]
             return await asyncio.to_thread(_pit_races, game, actions, names)
 
-        return await self.pit.get(game.id, make)
+        return await self.pit.get((*race_key(game), tuple(sorted(names.items()))), make)
 
 
 async def step_picture(step: Step, name: str) -> bytes | None:
