@@ -579,7 +579,7 @@ async def _serve(url: str) -> None:
     from store import open_store
     from web.app import SITE_KEY, make_app
     from web.security import RateLimit
-    from web.server import runner_options
+    from web.server import runner_options, settle
 
     cpu: dict[str, list[float]] = {}
 
@@ -603,6 +603,7 @@ async def _serve(url: str) -> None:
     await site.start()
     host, port = runner.addresses[0][:2]
     app[SITE_KEY].base_url = f"http://{host}:{port}"  # as start_site's links
+    await settle()  # as `paddock web` does once it listens
     print(f"{host}:{port}", flush=True)
     try:
         await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
