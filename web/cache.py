@@ -5,8 +5,8 @@ keep what it works out in the database).
 
 What each cache holds and its bound (web/app.py's `Site`, web/race_media.py's `RaceMedia`):
 
-- a race's replay in words (by game id and its log's length: a finished race never
-  changes, and a take-back changes its seq) - 64 races;
+- a race's replay in words (by game id and seq, `race_key`: a finished race never
+  changes, and a take-back moves its seq on) - 64 races, ~100 KB each;
 - RF90's steps (states; 8 races), drawn replays (2), Pit Formula's scorings (8);
 - standings images, by their league and everything drawn on them - 8 MiB of PNG;
 - a server's ratings, by the server and its finished games' version

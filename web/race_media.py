@@ -8,9 +8,11 @@ out by replaying its action log from the seed, as the thread was shown it:
 - Pit Formula: each race's scoring (the sheet and the numbers the bot posts once a race is
   scored) and the final standings picture.
 
-A finished race never changes, so what is costly is kept by game id in small LRUs: the
-replayed steps (a few hundred milliseconds for a long RF90 race) and the replay animation
-(seconds of drawing, one at a time so the rest of the site keeps answering). Pictures of one
+A finished race never changes (a take-back moves its seq on), so what is costly is kept by
+`race_key` in small LRUs (web/cache.py): the replayed steps (~0.1 s of CPU for a long RF90
+race, replayed on one state with a copy only as each activation ends), Pit Formula's scorings
+and the replay animation (seconds of drawing, one at a time so the rest of the site keeps
+answering). Pictures of one
 step are cheap (tens of milliseconds) and cached by the visitor's browser instead.
 """
 
