@@ -600,6 +600,12 @@ async def bench_mixed(
         if web is not None:  # `paddock web` beside the bot: its CPU over the load, its end
             opened["site"] |= {
                 "cpu_cores": round(web_cpu / seconds, 2),
+                # what a page costs: the process's CPU over the pages it served
+                "cpu_ms_per_request": (
+                    round(web_cpu * 1000 / site_report["requests"], 1)
+                    if site_report and site_report.get("requests")
+                    else None
+                ),
                 "pid": web.pid,
                 "exit_code": web.exit_code,
             }

@@ -41,6 +41,7 @@ DRIVERS = 8  # members of each league; a race seats some of them
 KIND_SHARES = (("waddington", 6), ("rf90", 3), ("pitformula", 1))
 TEMPLATES_PER_KIND = 2
 PAGE_KINDS = ("home", "standings", "driver", "race")
+ROUTES = {"home": "league", "standings": "standings", "driver": "driver", "race": "race"}
 BUDGET_P99_MS = 50.0  # issue 26: a page's p99
 START = 1_893_456_000.0  # 2030-01-01 00:00 UTC: the filled rounds' starts
 
@@ -303,10 +304,20 @@ async def fill(url: str, leagues: int, races: int, tmp: str) -> Filled:
     return filled
 
 
+@dataclass
+class ServedSite:
+    """The site served by `site_process`: its http://host:port and, once it stopped, the CPU
+    its handlers took per route name (ms of the process's CPU, threads included, a request
+    each; the bench's requests come one at a time, so each is its own)."""
+
+    url: str
+    cpu_ms: dict[str, list[float]] = field(default_factory=dict)
+
+
 @contextlib.asynccontextmanager
-async def site_process(url: str) -> AsyncIterator[str]:
+async def site_process(url: str) -> AsyncIterator[ServedSite]:
     """The site on `url` served by `start_site` in a process of its own (as `paddock web`,
-    with a rate limit no single bench client reaches); its http://host:port."""
+    with a rate limit no single bench client reaches)."""
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -322,14 +333,19 @@ async def site_process(url: str) -> AsyncIterator[str]:
         if not line:
             err = (await proc.stderr.read()).decode(errors="replace")[-2000:]
             raise RuntimeError(f"the site did not start:\n{err}")
-        yield f"http://{line.decode().strip()}"
+        served = ServedSite(f"http://{line.decode().strip()}")
+        yield served
     finally:
         proc.stdin.close()  # the site's signal to stop
         try:
+            tail = await asyncio.wait_for(proc.stdout.read(), 10)
             await asyncio.wait_for(proc.wait(), 10)
         except TimeoutError:
             proc.kill()
             await proc.wait()
+        else:
+            with contextlib.suppress(ValueError):
+                served.cpu_ms = json.loads(tail or b"{}")
 
 
 def page_paths(filled: Filled, rng: random.Random) -> Iterator[tuple[str, str]]:
@@ -537,8 +553,13 @@ async def bench_site(
             _progress(f"site: filling {leagues} leagues, {races} finished races")
             filled = await fill(url, leagues, races, tmp)
             _progress(f"site: filled in {filled.seconds:.0f} s; asking for its pages")
-            async with site_process(url) as base_url:
-                pages = await measure_pages(base_url, filled, samples)
+            async with site_process(url) as served:
+                pages = await measure_pages(served.url, filled, samples)
+    for kind, route in ROUTES.items():  # the site's CPU per request (not the client's)
+        cpu = sorted(served.cpu_ms.get(route, [])[-samples:])  # (the warm-up left out)
+        if cpu:
+            pages[kind]["cpu_ms_mean"] = round(sum(cpu) / len(cpu), 2)
+            pages[kind]["cpu_ms_p99"] = round(cpu[min(len(cpu) - 1, int(0.99 * len(cpu)))], 2)
     return {
         "leagues": len(filled.leagues),
         "races": filled.races,
@@ -551,17 +572,45 @@ async def bench_site(
 
 
 async def _serve(url: str) -> None:
-    """The child of `site_process`: the site until its stdin closes."""
-    from web.security import RateLimit
-    from web.server import start_site
+    """The child of `site_process`: the site (as `start_site` serves it, with a middleware
+    timing each handler's CPU) until its stdin closes; then the CPU per route as JSON."""
+    from aiohttp import web
 
+    from store import open_store
+    from web.app import SITE_KEY, make_app
+    from web.security import RateLimit
+    from web.server import runner_options, settle
+
+    cpu: dict[str, list[float]] = {}
+
+    @web.middleware
+    async def timed(request: web.Request, handler: Any) -> web.StreamResponse:
+        start = time.process_time()  # the process's: the handler's threads count too
+        try:
+            return await handler(request)
+        finally:
+            name = request.match_info.route.name or "other"
+            cpu.setdefault(name, []).append((time.process_time() - start) * 1000)
+
+    store = open_store(url, read_only=True)
+    await store.open(run_migrations=False)
     unlimited = RateLimit(burst=1_000_000_000, rate=1_000_000_000.0)
-    running = await start_site(url, host="127.0.0.1", port=0, rate_limit=unlimited)
-    print(running.address, flush=True)
+    app = make_app(store, "http://127.0.0.1", rate_limit=unlimited)
+    app.middlewares.append(timed)  # inside the site's own guard
+    runner = web.AppRunner(app, **runner_options())
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    host, port = runner.addresses[0][:2]
+    app[SITE_KEY].base_url = f"http://{host}:{port}"  # as start_site's links
+    await settle()  # as `paddock web` does once it listens
+    print(f"{host}:{port}", flush=True)
     try:
         await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
     finally:
-        await running.close()
+        await runner.cleanup()
+        await store.close()
+    print(json.dumps(cpu), flush=True)
 
 
 if __name__ == "__main__":

@@ -49,6 +49,21 @@ class CareerStore(AvailabilityStore):
         )
         return [self._league(r) for r in rows]
 
+    async def finished_version(self, guild_id: int) -> tuple[int, int, str]:
+        """What changes whenever `finished_placings` may: this server's finished games
+        counted, their logs' lengths summed and their last change (a game that finishes is
+        the newest; one taken back out of its finish leaves, and finishing again it comes
+        back longer and newer). One row, on the index of finished games by server."""
+        row = await self._one(
+            "SELECT COUNT(*) AS n, COALESCE(SUM(s.seq), 0) AS seqs,"
+            " COALESCE(MAX(s.updated_at), '') AS last FROM games g"
+            " JOIN game_snapshots s ON s.game_id = g.id"
+            " WHERE g.guild_id = ? AND g.status = 'finished'",
+            guild_id,
+        )
+        assert row is not None  # (an aggregate: always one row)
+        return int(row["n"]), int(row["seqs"]), str(row["last"])
+
     async def finished_placings(self, guild_id: int) -> list[FinishedPlacing]:
         """Every seat of every finished game on this server with its place, in the order the
         games finished (their last state's time, then id), each game's seats by place."""

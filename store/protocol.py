@@ -220,6 +220,10 @@ class Store(Protocol):
         """Every seat of every finished game here, games in the order they finished."""
         ...
 
+    async def finished_version(self, guild_id: int) -> tuple[int, int, str]:
+        """What changes whenever `finished_placings` may (the site keeps ratings by it)."""
+        ...
+
     # The league site (store.sites) -----------------------------------------------------
 
     async def set_web(self, league: League, state: str) -> League:

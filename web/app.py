@@ -27,16 +27,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
 import jinja2
 from aiohttp import web
 
+from bot.league_careers import Ratings
 from renderer.common import PALETTE
 from store import League, Store, StoreUnavailable
 from web import league_data, race_data, race_media
+from web.cache import Lru
 from web.security import (
     INDEXABLE,
     IPAddress,
@@ -70,8 +72,12 @@ class Site:
     base_url: str  # public address, no trailing slash
     env: jinja2.Environment
     static: dict[str, tuple[bytes, str]]  # name -> (body, content type)
-    media: race_media.RaceMedia  # replayed races and drawn replays, by game id
+    media: race_media.RaceMedia  # replayed races and drawn replays, by game id and seq
     trusted_proxies: frozenset[IPAddress] = frozenset()  # whose X-Forwarded-For counts
+    # standings images by their league and all they draw (8 MiB of PNG, ~45 KB each)
+    images: Lru[bytes] = field(default_factory=lambda: Lru(1024, weight=len, budget=8 << 20))
+    # each server's ratings by its finished games' version (a few KB each)
+    ratings: Lru[Ratings] = field(default_factory=lambda: Lru(256))
 
 
 def _environment() -> jinja2.Environment:
@@ -182,7 +188,10 @@ async def standings_png(request: web.Request) -> web.Response:
     latest = await _league(request)
     shown = await _season(request, latest)
     report = await league_data.standings_report(_site(request).store, shown)
-    png = await asyncio.to_thread(report.png)  # an image: off the event loop
+    # The image is kept by everything it draws (a new result, a name changed: a new key)
+    drawn = (shown.id, report.title(), report.subtitle(), repr(report.lines))
+    # an image: drawn off the event loop
+    png = await _site(request).images.get(drawn, lambda: asyncio.to_thread(report.png))
     return web.Response(body=png, content_type="image/png", headers={"Cache-Control": "max-age=60"})
 
 
@@ -193,7 +202,7 @@ async def driver(request: web.Request) -> web.Response:
     member = await league_data.find_member(store, latest, member_id)
     if member is None:
         raise NotFoundPage()
-    data = await league_data.driver_page(store, latest, member)
+    data = await league_data.driver_page(store, latest, member, _site(request).ratings)
     return page(request, "driver.html", p=data, base=f"/l/{latest.web_token}")
 
 
@@ -212,13 +221,12 @@ async def _race(request: web.Request) -> tuple[League, Any]:
 async def race(request: web.Request) -> web.Response:
     latest, (season, game) = await _race(request)
     store = _site(request).store
-    data = await race_data.race_page(store, season, game)
+    data = await race_data.race_page(store, season, game, _site(request).media.logs)
     base = f"/l/{latest.web_token}"
     suffix = "" if season.id == latest.id else f"?season={season.season}"
     media = _site(request).media
-    steps = len(await media.rf90_steps(store, game)) if game.kind == "rf90" else 0
     pit = await media.pit_races(store, game, await _names(store, game)) if game.kind == PIT else []
-    return page(request, "race.html", p=data, base=base, suffix=suffix, steps=steps, pit=pit)
+    return page(request, "race.html", p=data, base=base, suffix=suffix, steps=data.steps, pit=pit)
 
 
 PIT = "pitformula"

@@ -11,11 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from bot.league_careers import career_seasons, server_ratings
+from bot.league_careers import Ratings, career_seasons, server_ratings
 from bot.league_tables import StandingsReport, league_points_table, standings_report
 from renderer.common import counted
 from rules.championship import CareerTotals, TieBreak, career_totals, game_kinds, tie_breaks
 from store import League, Member, Store
+from web.cache import Lru
 
 _ASCII_FOLD = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
@@ -228,7 +229,19 @@ async def _public(store: Store, league: League, cache: dict[str, bool]) -> bool:
     return cache[key]
 
 
-async def driver_page(store: Store, latest: League, member: Member) -> DriverPage:
+async def ratings(store: Store, guild_id: int, cache: Lru[Ratings] | None = None) -> Ratings:
+    """The server's ratings (OpenSkill over its whole history: the costly part of a driver's
+    page), kept in `cache` by the server and its finished games' version: a race that
+    finishes (or is taken back) changes the key, and the old ratings age out."""
+    if cache is None:
+        return await server_ratings(store, guild_id)
+    version = await store.finished_version(guild_id)
+    return await cache.get((guild_id, *version), lambda: server_ratings(store, guild_id))
+
+
+async def driver_page(
+    store: Store, latest: League, member: Member, cache: Lru[Ratings] | None = None
+) -> DriverPage:
     titles = game_kinds()
     public: dict[str, bool] = {}
 
@@ -236,10 +249,9 @@ async def driver_page(store: Store, latest: League, member: Member) -> DriverPag
         return await _public(store, league, public)
 
     seasons = await career_seasons(store, latest.guild_id, member.user_id, only=on_the_site)
-    ratings = await server_ratings(store, latest.guild_id)
     rated = [
         (titles.get(game, game), f"{r.ordinal:.1f} ({counted(r.races, 'rated race')})")
-        for game, by_user in ratings.items()
+        for game, by_user in (await ratings(store, latest.guild_id, cache)).items()
         if (r := by_user.get(member.user_id)) is not None
     ]
     return DriverPage(

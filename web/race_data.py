@@ -12,10 +12,19 @@ import asyncio
 from dataclasses import dataclass
 
 from renderer.boards import board_renderers
-from rules.base import get_game
+from rules.base import Event, get_game
 from rules.championship import game_kinds
-from store import GameRecord, League, NotFound, Store
+from rules.rf90 import GAME as RF90
+from rules.rf90.replay import iter_action_steps
+from store import ActionRecord, GameRecord, League, NotFound, Store
 from store.undo import standing
+from web.cache import Lru
+
+
+def race_key(game: GameRecord) -> tuple[int, int]:
+    """What a finished race's replay depends on: its id and its log's length (a take-back,
+    which makes the race run again, moves it on)."""
+    return (game.id, game.seq)
 
 
 @dataclass
@@ -41,6 +50,7 @@ class RacePage:
     classification: list[Placed]
     log: list[LogLine]
     has_board: bool
+    steps: int = 0  # Race! Formula 90: the pictures of its thread (grid, activations, finish)
 
 
 async def finished_race(store: Store, seasons: list[League], game_id: int) -> GameRecord | None:
@@ -67,34 +77,73 @@ def _who(actor: str, names: dict[str, str]) -> str:
     return {"robot": "robot", "forced": "forced", "bot": "the bot"}.get(kind, "a driver")
 
 
-async def race_page(store: Store, league: League, game: GameRecord) -> RacePage:
-    rules = get_game(game.kind)
-    seats = {s.seat: s for s in await store.seats(game.id)}
-    names = {str(s.user_id): s.name for s in seats.values() if s.user_id}
-    actions = standing(await store.actions(game.id))  # without what was taken back
-    assert game.state_json is not None  # finished_race checked it
+@dataclass(frozen=True)
+class Replayed:
+    """What the replay of a race's log gives its page, before any name is put in: each
+    standing action's (seq, actor as stored, its line in words), the final classification's
+    (seat, place, status), and for RF90 the count of its thread's pictures. The same for
+    every visitor of the race: kept by the race (`race_key`) in the site's LRU."""
 
-    def replay() -> tuple[list[LogLine], list[Placed]]:
+    actions: list[tuple[int, str, str]]
+    placings: list[tuple[int, int, str]]
+    steps: int
+
+
+def replay(game: GameRecord, actions: list[ActionRecord]) -> Replayed:
+    """The race's log replayed from its seed (CPU: off the event loop)."""
+    rules = get_game(game.kind)
+
+    def said(done: ActionRecord, events: list[Event]) -> tuple[int, str, str]:
+        text = "; ".join(e.text for e in events if e.text) or "(no public effect)"
+        return done.seq, done.actor, text
+
+    lines = []
+    steps = 0
+    if game.kind == "rf90":  # the log and the count of its thread's pictures at once
+        logged = iter(actions)
+        for events, done_steps in iter_action_steps(
+            RF90, game.seed, game.config, (a.action_json for a in actions), snapshots=False
+        ):
+            steps += len(done_steps)
+            if events is not None:
+                lines.append(said(next(logged), events))
+    else:
         state = rules.new_game(game.seed, game.config)
-        lines = []
         for done in actions:
             # the replay's own state, never read again: no copy per action (RF90's were
             # nine tenths of its race page's time)
             state, events = rules.apply_owned(state, rules.parse_action(done.action_json))
-            said = "; ".join(e.text for e in events if e.text) or "(no public effect)"
-            lines.append(LogLine(done.seq, _who(done.actor, names), said))
-        final = rules.load_state(game.state_json or "")
-        placed = [
-            Placed(
-                place=str(p.place),
-                name=seats[p.seat].name if p.seat in seats else f"car {p.seat + 1}",
-                status="" if p.status in ("running", "finished") else p.status,
-            )
-            for p in rules.classification(final)
-        ]
-        return lines, placed
+            lines.append(said(done, events))
+    final = rules.load_state(game.state_json or "")
+    placings: list[tuple[int, int, str]] = [
+        (p.seat, p.place, p.status) for p in rules.classification(final)
+    ]
+    return Replayed(lines, placings, steps)
 
-    log, placed = await asyncio.to_thread(replay)
+
+async def race_page(
+    store: Store, league: League, game: GameRecord, cache: Lru[Replayed] | None = None
+) -> RacePage:
+    """The race's page: its replay (kept in `cache`, if given, by `race_key`), the names
+    of its seats and its round as they are now."""
+    seats = {s.seat: s for s in await store.seats(game.id)}
+    names = {str(s.user_id): s.name for s in seats.values() if s.user_id}
+    assert game.state_json is not None  # finished_race checked it
+
+    async def make() -> Replayed:
+        actions = standing(await store.actions(game.id))  # without what was taken back
+        return await asyncio.to_thread(replay, game, actions)
+
+    done = await (cache.get(race_key(game), make) if cache is not None else make())
+    log = [LogLine(seq, _who(actor, names), text) for seq, actor, text in done.actions]
+    placed = [
+        Placed(
+            place=str(place),
+            name=seats[seat].name if seat in seats else f"car {seat + 1}",
+            status="" if status in ("running", "finished") else status,
+        )
+        for seat, place, status in done.placings
+    ]
     round_name = None
     if game.round_id is not None:
         rnd = await store.round_by_id(game.round_id)
@@ -107,6 +156,7 @@ async def race_page(store: Store, league: League, game: GameRecord) -> RacePage:
         classification=placed,
         log=log,
         has_board=game.kind in board_renderers(),
+        steps=done.steps,
     )
 
 

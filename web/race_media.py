@@ -8,19 +8,18 @@ out by replaying its action log from the seed, as the thread was shown it:
 - Pit Formula: each race's scoring (the sheet and the numbers the bot posts once a race is
   scored) and the final standings picture.
 
-A finished race never changes, so what is costly is kept by game id in small LRUs: the
-replayed steps (a few hundred milliseconds for a long RF90 race) and the replay animation
-(seconds of drawing, one at a time so the rest of the site keeps answering). Pictures of one
+A finished race never changes (a take-back moves its seq on), so what is costly is kept by
+`race_key` in small LRUs (web/cache.py): the replayed steps (~0.1 s of CPU for a long RF90
+race, replayed on one state with a copy only as each activation ends), Pit Formula's scorings
+and the replay animation (seconds of drawing, one at a time so the rest of the site keeps
+answering). Pictures of one
 step are cheap (tens of milliseconds) and cached by the visitor's browser instead.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
 
 from renderer.pitformula import render_scoring, render_table
 from renderer.rf90 import activation_pictures
@@ -32,37 +31,8 @@ from rules.rf90 import RF90State
 from rules.rf90.replay import iter_activation_steps
 from store import GameRecord, Store
 from store.undo import standing
-
-V = TypeVar("V")
-
-
-class Lru(Generic[V]):
-    """The last `size` values worked out, by game id; one value is worked out once however
-    many visitors ask for it at the same moment."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._items: OrderedDict[int, V] = OrderedDict()
-        self._busy: dict[int, asyncio.Lock] = {}
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    async def get(self, key: int, make: Callable[[], Awaitable[V]]) -> V:
-        if key in self._items:
-            self._items.move_to_end(key)
-            return self._items[key]
-        lock = self._busy.setdefault(key, asyncio.Lock())
-        try:
-            async with lock:
-                if key not in self._items:  # the first visitor works it out, the rest wait
-                    self._items[key] = await make()
-                    while len(self._items) > self.size:
-                        self._items.popitem(last=False)
-                return self._items[key]
-        finally:
-            if not lock.locked():
-                self._busy.pop(key, None)
+from web.cache import Lru
+from web.race_data import Replayed, race_key
 
 
 @dataclass(frozen=True)
@@ -103,10 +73,11 @@ class PitRace:
 class RaceMedia:
     """The site's caches of replayed races and drawn replays."""
 
-    def __init__(self, races: int = 8, replays: int = 2) -> None:
+    def __init__(self, races: int = 8, replays: int = 2, logs: int = 64) -> None:
         self.steps: Lru[list[Step]] = Lru(races)
         self.pit: Lru[list[PitRace]] = Lru(races)
         self.replays: Lru[bytes | None] = Lru(replays)  # ~2-3 MB each
+        self.logs: Lru[Replayed] = Lru(logs)  # ~100 KB each: a race's log in words
         self._drawing = asyncio.Semaphore(1)  # one replay drawn at a time: a core stays free
 
     async def rf90_steps(self, store: Store, game: GameRecord) -> list[Step]:
@@ -130,7 +101,7 @@ class RaceMedia:
 
             return await asyncio.to_thread(replay)
 
-        return await self.steps.get(game.id, make)
+        return await self.steps.get(race_key(game), make)
 
     async def rf90_replay(self, store: Store, game: GameRecord) -> bytes | None:
         """The race as `/rf90 replay` posts it (None: it never reached an activation)."""
@@ -142,7 +113,7 @@ class RaceMedia:
             async with self._drawing:
                 return await asyncio.to_thread(render_replay, states)
 
-        return await self.replays.get(game.id, make)
+        return await self.replays.get(race_key(game), make)
 
     async def pit_races(
         self, store: Store, game: GameRecord, names: dict[int, str]
@@ -151,7 +122,7 @@ class RaceMedia:
             actions = [a.action_json for a in standing(await store.actions(game.id))]
             return await asyncio.to_thread(_pit_races, game, actions, names)
 
-        return await self.pit.get(game.id, make)
+        return await self.pit.get((*race_key(game), tuple(sorted(names.items()))), make)
 
 
 async def step_picture(step: Step, name: str) -> bytes | None:
@@ -175,19 +146,38 @@ def _flag(flag: int | None) -> str:
     return FLAG_NAMES[flag] if flag is not None else "-"
 
 
-def _pit_races(game: GameRecord, actions: list[str], names: dict[int, str]) -> list[PitRace]:
+def _scoring_actions(game: GameRecord, actions: list[str]) -> set[int]:
+    """The indexes of the actions that scored a race (a replay on one state, no copies)."""
     rules = get_game("pitformula")
     state: PitFormulaState = rules.new_game(game.seed, game.config)
+    out = set()
+    for i, raw in enumerate(actions):
+        scored = len(state.results)
+        state, _ = rules.apply_owned(state, rules.parse_action(raw))
+        if len(state.results) != scored:
+            out.add(i)
+    return out
+
+
+def _pit_races(game: GameRecord, actions: list[str], names: dict[int, str]) -> list[PitRace]:
+    """Each scored race, replayed twice on a state of its own (no copy per action: nine
+    tenths of a replay's time): first to find the actions that scored, then with copies of
+    the state just before and just after each of those only."""
+    rules = get_game("pitformula")
+    scoring = _scoring_actions(game, actions)
+    state: PitFormulaState = rules.new_game(game.seed, game.config)
     out = []
-    for raw in actions:
-        before = state
-        state, _ = rules.apply(state, rules.parse_action(raw))
-        if len(state.results) == len(before.results):
+    for i, raw in enumerate(actions):
+        if i not in scoring:
+            state, _ = rules.apply_owned(state, rules.parse_action(raw))
             continue
-        result = state.results[-1]
+        before = state.model_copy(deep=True)
+        state, _ = rules.apply_owned(state, rules.parse_action(raw))
+        after = state.model_copy(deep=True)  # kept: the replay goes on with its own
+        result = after.results[-1]
         cars = []
         for cr in result.cars:
-            seats = state.cars[cr.car].seats
+            seats = after.cars[cr.car].seats
             wrong = [
                 *cr.errors,
                 *(f"missing {n} {p}{'s' if n > 1 else ''}" for p, n in cr.missing.items() if n),
@@ -204,7 +194,7 @@ def _pit_races(game: GameRecord, actions: list[str], names: dict[int, str]) -> l
             )
         rival = None
         if result.rival is not None:
-            total = sum(r.rival.points for r in state.results if r.rival is not None)
+            total = sum(r.rival.points for r in after.results if r.rival is not None)
             rival = f"{result.rival.points} points (total {total})"
         out.append(
             PitRace(
@@ -214,7 +204,7 @@ def _pit_races(game: GameRecord, actions: list[str], names: dict[int, str]) -> l
                 cars=cars,
                 rival=rival,
                 result=result,
-                state=state,
+                state=after,
                 board=before,
             )
         )

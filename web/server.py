@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import signal
 from dataclasses import dataclass
@@ -83,6 +84,20 @@ async def start_site(
     return RunningSite(runner, store, address)
 
 
+async def settle() -> None:
+    """For a process that serves only the site (`paddock web`): draw each kind of image
+    once (fonts, sprites, the games' modules loaded), then move everything alive out of the
+    garbage collector's sight, as the bot does after its own warm-up (bot/memory.py). A full
+    collection then walks only what the pages made since, not the ~95,000 objects of
+    start-up: on the bench's pages it took 50-100 ms of CPU each time, the race pages'
+    slowest tail; the site's CPU over 1,600 pages fell by a tenth."""
+    from renderer.boards import warm_all
+
+    await asyncio.to_thread(warm_all)
+    gc.collect()
+    gc.freeze()
+
+
 async def serve(
     source: Any,
     *,
@@ -101,6 +116,7 @@ async def serve(
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
     try:
+        await settle()  # (a stop meanwhile is kept: the wait below returns at once)
         await stop.wait()
     finally:
         await running.close()

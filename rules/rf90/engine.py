@@ -251,11 +251,15 @@ class RF90(Game[RF90State]):
         return ctx.s, ctx.events, ctx.activations
 
     def apply_frames(
-        self, state: RF90State, action: Action
+        self, state: RF90State, action: Action, *, owned: bool = False, snapshots: bool = True
     ) -> tuple[RF90State, list[Event], list[tuple[int, RF90State, int]]]:
         """`apply_watching`, each activation also telling how many of the events had happened
-        when it ended: (section, state, event count), one picture and its lines each."""
-        ctx = self._apply(state, action, watch=True)
+        when it ended: (section, state, event count), one picture and its lines each.
+        `owned`: `apply_owned`'s way (no copy of `state`, which its caller never reads
+        again). `snapshots=False`: each frame's state is the returned state itself, not a
+        copy as the activation ended (what counts the pictures without drawing them; a
+        long race's ~200 copies were most of its replay)."""
+        ctx = self._apply(state, action, watch=True, copy=not owned, snapshots=snapshots)
         assert ctx.activations is not None
         frames = [
             (section, at, n)
@@ -269,9 +273,16 @@ class RF90(Game[RF90State]):
         (rules/rf90/legality.py; docs/rules/rf90.md, "What `apply` accepts")."""
         check_action(self, state, action)
 
-    def _apply(self, state: RF90State, action: Action, watch: bool, copy: bool = True) -> Ctx:
+    def _apply(
+        self,
+        state: RF90State,
+        action: Action,
+        watch: bool,
+        copy: bool = True,
+        snapshots: bool = True,
+    ) -> Ctx:
         check_action(self, state, action)  # the handlers below apply a checked action
-        ctx = Ctx(state.model_copy(deep=True) if copy else state, watch)
+        ctx = Ctx(state.model_copy(deep=True) if copy else state, watch, snapshots)
         handler = {
             "choose_setup": self._choose_setup,
             "mulligan": self._mulligan,
@@ -564,7 +575,7 @@ class RF90(Game[RF90State]):
     def _end_activation(self, ctx: Ctx) -> None:
         s = ctx.s
         if s.activation is not None and ctx.activations is not None:
-            ctx.activations.append((s.activation, s.model_copy(deep=True)))
+            ctx.activations.append((s.activation, s.model_copy(deep=True) if ctx.snapshots else s))
             ctx.activation_events.append(len(ctx.events))
         s.activation = None
 

@@ -18,7 +18,7 @@ from rules.rf90.state import Car, OffTrackPay, RF90State
 class Ctx:
     """What one `apply` call works with: the (copied) state, the static data, the events."""
 
-    def __init__(self, state: RF90State, watch: bool = False) -> None:
+    def __init__(self, state: RF90State, watch: bool = False, snapshots: bool = True) -> None:
         self.s = state
         self.track = cat.track(state.track, state.race_turns)
         self.cards = cat.cards(state.track)
@@ -29,6 +29,7 @@ class Ctx:
         # (section, state) as each section activation ends, when watched (pictures)
         self.activations: list[tuple[int, RF90State]] | None = [] if watch else None
         self.activation_events: list[int] = []  # how many events there were at each end
+        self.snapshots = snapshots  # False: `activations` hold the state itself (counting)
 
     def ev(self, kind: str, text: str, **data: Any) -> None:
         self.events.append(Event(kind=kind, text=text, data=data))

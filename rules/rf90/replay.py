@@ -19,36 +19,71 @@ from rules.rf90.state import RF90State
 _BEFORE_GRID = ("setup", "qualifying")
 
 
-def iter_activation_steps(
-    game: RF90, seed: int, config: dict[str, Any], actions_json: Iterable[str]
-) -> Iterator[tuple[RF90State, list[Event]]]:
-    """`iter_activation_states`, each state with the events that led to it since the one
-    before (the events of actions before the grid go with the grid)."""
+Step = tuple[RF90State, list[Event]]
+
+
+def iter_action_steps(
+    game: RF90,
+    seed: int,
+    config: dict[str, Any],
+    actions_json: Iterable[str],
+    *,
+    snapshots: bool = True,
+) -> Iterator[tuple[list[Event] | None, list[Step]]]:
+    """The replay action by action: (the action's events, the steps it completed), one item
+    per logged action in order, between an item for the state before any action and one
+    for the state at the end (events None: no action; steps as `iter_activation_steps`).
+    The log is replayed on one state of its own (`owned`: no copy per action); a step's
+    state is a copy of it as it was (`snapshots`), or with `snapshots=False` the replay's
+    own state object, good only for counting the steps (the race page's pictures)."""
     state = game.new_game(seed, config)
-    last: RF90State | None = None
+    current = False  # whether the last step given is the state as it is now
+    given = False
     carried: list[Event] = []  # events not yet told with a state
+
+    def now() -> RF90State:
+        return state.model_copy(deep=True) if snapshots else state
+
     if state.phase not in _BEFORE_GRID:  # no driver to wait for: nothing left to watch
-        last = state
-        yield state, []
+        current = given = True
+        yield None, [(now(), [])]
+    else:
+        yield None, []
     for raw in actions_json:
-        before = state
-        state, events, frames = game.apply_frames(state, game.parse_action(raw))
-        if before.phase in _BEFORE_GRID and state.phase not in _BEFORE_GRID and not frames:
+        before = state.phase
+        state, events, frames = game.apply_frames(
+            state, game.parse_action(raw), owned=True, snapshots=snapshots
+        )
+        current = False
+        if before in _BEFORE_GRID and state.phase not in _BEFORE_GRID and not frames:
             # The qualifying reveal (the last pick) leaves the race at the start phase, before
             # any activation: the grid, as the thread shows it. Were it to run on into the
             # race there would be no state of the grid alone, and the film starts racing.
-            last = state
-            yield state, [*carried, *events]
+            current = given = True
+            yield events, [(now(), [*carried, *events])]
             carried = []
             continue
         told = 0
+        steps: list[Step] = []
         for _section, at, count in frames:
-            last = at
-            yield at, [*carried, *events[told:count]]
+            steps.append((at, [*carried, *events[told:count]]))
             carried, told = [], count
+        given = given or bool(steps)
         carried += events[told:]
-    if last is not None and last is not state:
-        yield state, carried  # the final classification (or the race as it stands)
+        yield events, steps
+    if given and not current:
+        yield None, [(state, carried)]  # the final classification (or the race as it stands)
+    else:
+        yield None, []
+
+
+def iter_activation_steps(
+    game: RF90, seed: int, config: dict[str, Any], actions_json: Iterable[str]
+) -> Iterator[Step]:
+    """`iter_activation_states`, each state with the events that led to it since the one
+    before (the events of actions before the grid go with the grid)."""
+    for _events, steps in iter_action_steps(game, seed, config, actions_json):
+        yield from steps
 
 
 def iter_activation_states(

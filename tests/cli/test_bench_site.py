@@ -28,6 +28,8 @@ def check_pages(site: dict[str, Any], leagues: int, races: int, samples: int) ->
         assert page["requests"] == samples
         assert 0 < page["p50"] <= page["p95"] <= page["p99"] <= page["max"], kind
         assert page["bytes_p50"] > 1000, kind
+        # the site process's own CPU for that page kind (a page is never free)
+        assert 0 < page["cpu_ms_mean"] <= page["cpu_ms_p99"], kind
     assert site["budget_p99_ms"] == 50.0
     assert site["within_budget"] == all(p["p99"] <= 50.0 for p in site["pages"].values())
 
@@ -52,12 +54,12 @@ async def test_the_filled_races_show_their_drivers_log_and_board(tmp_path: Path)
     filled = await bench_site.fill(f"sqlite:///{tmp_path / 'site.db'}", 10, 30, str(tmp_path))
     assert filled.races == 30 and sum(len(lg.races) for lg in filled.leagues) == 30
     async with (
-        bench_site.site_process(f"sqlite:///{tmp_path / 'site.db'}") as base,
+        bench_site.site_process(f"sqlite:///{tmp_path / 'site.db'}") as served,
         aiohttp.ClientSession() as session,
     ):
         kinds = set()
         for league in filled.leagues:
-            base_l = f"{base}/l/{league.token}"
+            base_l = f"{served.url}/l/{league.token}"
             async with session.get(base_l) as r:
                 home = await r.text()
                 assert r.status == 200 and "Round 1" in home and "Driver 1" in home
@@ -74,6 +76,10 @@ async def test_the_filled_races_show_their_drivers_log_and_board(tmp_path: Path)
             async with session.get(f"{base_l}/standings.png") as r:
                 assert r.status == 200 and r.content_type == "image/png"
         assert kinds == {"Race! Formula 90", "Pit Formula", "Formula 1 race"}
+    # once stopped, the CPU each of its routes took, a request each
+    assert {k: len(v) for k, v in served.cpu_ms.items()} == {
+        route: len(filled.leagues) for route in ("league", "driver", "race", "board", "standings")
+    }
 
 
 def test_the_visitors_ask_for_every_page_kind_of_random_leagues() -> None:
@@ -121,6 +127,7 @@ async def test_mixed_load_with_the_site_in_a_process_of_its_own(
             assert set(site["statuses"]) == {"200"}
             assert 0 < site["p50"] <= site["p99"] <= site["max"]
             assert site["cpu_cores"] > 0  # the pages were made in that process
+            assert site["cpu_ms_per_request"] > 0
         else:
             assert site["requests"] == 0 and site["cpu_cores"] >= 0
         assert site["exit_code"] == 0

@@ -31,7 +31,7 @@ from renderer.rf90_replay import (
 )
 from rules.base import get_game
 from rules.rf90 import RF90, RF90State
-from rules.rf90.replay import activation_states
+from rules.rf90.replay import activation_states, iter_action_steps
 
 SEED = 7
 # Barcelona at the width posted (its races have the most activations: the size that
@@ -99,6 +99,26 @@ def test_replay_of_no_action_is_empty() -> None:
     race = _race("barcelona")
     assert activation_states(race.game, SEED, race.config, []) == []
     assert activation_states(race.game, SEED, race.config, iter(race.log[:3])) == []
+
+
+@TRACKS
+def test_the_replay_action_by_action_counts_the_same_pictures_and_tells_each_actions_events(
+    track: str,
+) -> None:
+    """The league site's race page: the log in words and the count of the pictures, from one
+    replay without a copy of the state (`snapshots=False`), for whole races and parts."""
+    race = _race(track)
+    for cut in (0, 3, len(race.log) // 2, len(race.log)):
+        log = race.log[:cut]
+        items = list(iter_action_steps(race.game, SEED, race.config, log, snapshots=False))
+        assert len(items) == len(log) + 2  # the start, each action, the end
+        assert items[0][0] is None and items[-1][0] is None
+        counted = sum(len(steps) for _, steps in items)
+        assert counted == len(activation_states(race.game, SEED, race.config, log))
+        state = race.game.new_game(SEED, race.config)
+        for raw, (events, _) in zip(log, items[1:-1], strict=True):
+            state, told = race.game.apply(state, race.game.parse_action(raw))
+            assert events is not None and [e.text for e in events] == [e.text for e in told]
 
 
 @TRACKS

@@ -186,3 +186,31 @@ async def test_a_game_whose_rules_are_gone_is_left_out(backend_url: str, store: 
     kept = await _finished(store, [1, 21], [(1, False), (2, False)])
     rows = await store.finished_placings(GUILD)
     assert [(p.game_id, p.user_id, p.place) for p in rows] == [(kept, 2, 1), (kept, 1, 2)]
+
+
+async def test_the_finished_version_moves_with_every_finished_game(
+    backend_url: str, store: Store
+) -> None:
+    """What the league site keeps a server's ratings by (web/league_data.py): it changes
+    when a game here finishes, and when a finished one runs again or finishes anew."""
+    assert await store.finished_version(GUILD) == (0, 0, "")
+    first = await _finished(store, [5, 21], [(1, False), (2, False)])
+    one = await store.finished_version(GUILD)
+    await _finished(store, [1, 2], [(1, False), (2, False)], status="running")
+    await _finished(store, [21, 2], [(1, False), (2, False)], guild_id=GUILD + 1)
+    assert await store.finished_version(GUILD) == one  # neither is a finished race here
+    await _finished(store, [21, 3], [(2, False), (3, False)])
+    two = await store.finished_version(GUILD)
+    assert two[0] == 2 and two != one
+    # the first taken back (running again), then finished anew, longer and later
+    await query(backend_url, "UPDATE games SET status = 'running' WHERE id = ?", first)
+    assert (await store.finished_version(GUILD))[0] == 1
+    await query(
+        backend_url,
+        "UPDATE game_snapshots SET seq = seq + 2, updated_at = ? WHERE game_id = ?",
+        "2999-01-01T00:00:00+00:00",
+        first,
+    )
+    await query(backend_url, "UPDATE games SET status = 'finished' WHERE id = ?", first)
+    again = await store.finished_version(GUILD)
+    assert again[0] == 2 and again not in (one, two)

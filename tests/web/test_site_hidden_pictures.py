@@ -49,7 +49,7 @@ from rules.spec import Json, Zone
 from store import GameRecord, Store, open_store
 from tests.web.web_helpers import Raced, league_race
 from web.app import make_app
-from web.race_data import final_board
+from web.race_data import final_board, race_key
 from web.race_media import RaceMedia, Step, pit_standings, scoring_picture, step_picture
 
 KINDS = ["rf90", "waddington", "pitformula"]
@@ -221,7 +221,7 @@ async def pictures(race: Race) -> list[Picture]:
                     replace(s, state=cast(RF90State, t)) for s, t in zip(steps, states, strict=True)
                 ]
 
-            await media.steps.get(race.game.id, replayed)
+            await media.steps.get(race_key(race.game), replayed)
             return await media.rf90_replay(race.store, race.game)
 
         out.append(Picture("replay.webp", [s.state for s in steps], replay))
