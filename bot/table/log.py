@@ -35,11 +35,18 @@ class Log:
 
         def replay() -> list[tuple[int, str, list[Event]]]:
             state = game.new_game(record.seed, record.config)
-            out = []
+            out: list[tuple[int, str, list[Event]]] = []
             for i, done in enumerate(actions):
                 mark = mark_of(done)
                 if mark is not None:  # an undo or a rewind: the race as it was then
                     state = state_after(game, record.seed, record.config, actions[: i + 1], None)
+                    if mark.kind == UNDO:  # what the decision showed may tell of a hand
+                        out = [
+                            (seq, who, [WITHDRAWN])
+                            if seq > mark.to and not marked(new)
+                            else (seq, who, new)
+                            for seq, who, new in out
+                        ]
                     told = Event(kind=mark.kind, data={"to": mark.to})
                     out.append((done.seq, done.actor, [told]))
                     continue
@@ -125,8 +132,14 @@ def entry_line(who: str, events: list[Event]) -> str:
     mark = marked(events)
     if mark is not None:
         return mark_line(mark, who)
+    if events == [WITHDRAWN]:
+        return f"{shown(who)}: (taken back)"
     said = "; ".join(shown(e.text) for e in events if e.text) or "(no public effect)"
     return f"{shown(who)}: {said}"
+
+
+# A decision its driver took back, in the log: what it did is not told again.
+WITHDRAWN = Event(kind="paddock.withdrawn")
 
 
 def marked(events: list[Event]) -> Mark | None:

@@ -23,7 +23,6 @@ import discord
 
 from bot.components import button, shown
 from bot.errors import NotPosted
-from bot.feed import MESSAGE_LIMIT
 from bot.posting import edit_source, result, think
 from bot.presenter import Loaded, Presenter
 from bot.table.core import MENTION_NONE, InvalidButton
@@ -57,14 +56,10 @@ class Offer:
     item: discord.ui.Item[Any]
 
 
-def struck(content: str) -> str:
-    """A message posted for a decision taken back: marked so, its lines struck through (its
-    images stay)."""
-    lines = "\n".join(f"~~{line}~~" if line.strip() else line for line in content.split("\n"))
-    text = f"{TAKEN_BACK}\n{lines}"
-    if len(text) > MESSAGE_LIMIT:  # the strikes do not fit: the mark alone
-        text = f"{TAKEN_BACK}\n{content}"[: MESSAGE_LIMIT - 1] + "…"
-    return text
+# What a message posted for a decision taken back becomes: its words withdrawn, not struck
+# through, since they may tell what the driver's hand held (a card played), and nothing
+# public may depend on the hand after an undo; its images (the board) stay.
+WITHDRAWN = f"{TAKEN_BACK} what this message said no longer stands: its driver took it back."
 
 
 def name_of(loaded: Loaded[Any], actor: str) -> str | None:
@@ -215,8 +210,8 @@ class Undos:
     # Marking what was posted ------------------------------------------------------------
 
     async def strike(self, record: GameRecord, posted: list[int]) -> None:
-        """The messages posted for a decision taken back: each marked so (its text struck
-        through, its images kept), not deleted; one deleted meanwhile is let go."""
+        """The messages posted for a decision taken back: each marked so (`WITHDRAWN`, its
+        images kept), not deleted; one deleted meanwhile is let go."""
         if not posted:
             return
         channel = await self.core.channel_of(record)
@@ -226,7 +221,7 @@ class Undos:
                 if message.content.startswith(TAKEN_BACK):  # (marked before a restart)
                     continue
                 await channel.get_partial_message(message_id).edit(
-                    content=struck(message.content), allowed_mentions=MENTION_NONE
+                    content=WITHDRAWN, allowed_mentions=MENTION_NONE
                 )
             except (discord.HTTPException, NotPosted) as exc:
                 log.info("could not mark message %s as taken back: %s", message_id, exc)

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from bot.table.undo import WITHDRAWN
 from paddock_tools.bots import make_bot, world
 from paddock_tools.f1_driver import buttons, latest_with, seat_user, state_of
 from paddock_tools.fakediscord import ALICE, BOB, CAROL, InProcessDriver
@@ -148,6 +149,11 @@ async def test_a_misclicked_speed_is_taken_back_as_if_never_clicked(d: InProcess
     again = latest_with(d, f"pd:f1:{gid}:act:{seq + 2}.")
     assert again is not None and [b["label"] for b in buttons(again)] == labels
     assert not any(said in text for text in thread_texts(d, thread))
+    # Nor by /f1 log: the entry is there, what it did is not.
+    logged = await d.slash("f1", "log", user=CAROL, channel_id=thread)
+    assert f"`{seq + 1}` {name}: (taken back)" in logged.content
+    assert f"`{seq + 2}` ↩️ {name} took back their last decision." in logged.content
+    assert said not in logged.content
     await verified(d)
 
     # An undo of the undo: refused, nothing changed.
@@ -202,12 +208,10 @@ async def test_a_completed_move_undone_marks_its_board_and_prompt_as_taken_back(
     undone = await d.click(undo_id, user=user, message_id=carrier)
     assert undone.answer.content.startswith("↩️ Taken back:")
     assert await snapshot(d, gid) == before
-    for i in ids:  # edited, not deleted: marked, the images kept
+    for i in ids:  # edited, not deleted: marked, its words withdrawn, the images kept
         message = d.backend.messages[i]
-        assert message["content"].startswith(TAKEN + "\n"), message["content"]
-        for line in texts[i].splitlines():
-            if line.strip():
-                assert f"~~{line}~~" in message["content"]
+        assert message["content"] == WITHDRAWN, message["content"]
+        assert texts[i] and texts[i] != WITHDRAWN
     assert all(d.backend.messages[int(c.message["id"])]["attachments"] for c in boards)
     assert buttons(d.backend.messages[int(prompt["id"])]) == []
     game, state, seq_now, seat_now, now_user = await now(d, gid)
