@@ -90,6 +90,9 @@ class TakeBacks:
             }
         )
         after = Loaded(record, loaded.game, state, loaded.seats, feed=loaded.feed)
+        # nobody away or in their quiet hours is pinged by the prompt asking again
+        drivers = await self.core.waiting_drivers(after, state)
+        self.core.race(loaded.id).silent = drivers.silent(now)
         return await self.moves.advance(after, [], key_before=None, notes=notes)
 
     def fresh_timers(

@@ -255,3 +255,30 @@ async def test_the_daily_digest_lists_the_races_waiting_and_comes_again_tomorrow
 
     assert await until(lambda: rearmed()) == [half + DAY, half + DAY]
     assert len(dms(d)) == 1  # none to alice: no race waits for her
+
+
+async def test_a_race_taken_back_does_not_ping_a_driver_in_their_quiet_hours(
+    d: InProcessDriver,
+) -> None:
+    """The prompt asking again after a rewind leaves out the ping of a driver whose quiet
+    hours it is, as the prompt after a move does."""
+    gid = await race(d)  # bob's turn
+    at_bobs_turn = (await d.bot.store.load_game(gid)).seq
+    await d.slash("games", timezone="UTC", quiet_from="21:00", quiet_to="07:00", user=BOB)
+    await play_one_click(d, gid)
+    await settled(d, gid)
+    thread = (await d.bot.store.load_game(gid)).thread_id
+    asked = await d.slash("f1", "rewind", to=at_bobs_turn, user=ALICE, channel_id=thread)
+    (confirm,) = [c for c in asked.custom_ids if ":rewind:" in c]
+    mark = len(d.backend.calls)
+    await d.click(confirm, user=ALICE)
+    await settled(d, gid)
+    game, state, _ = await state_of(d, gid)
+    assert await seat_user(d, gid, game.to_act(state)[0]) is BOB  # asked again
+    prompts = [
+        c
+        for c in d.backend.calls[mark:]
+        if c.kind == "channel_message" and f"<@{BOB.id}>" in (c.content or "")
+    ]
+    assert prompts, "the prompt asking bob again"
+    assert all(BOB.id not in map(int, c.json["allowed_mentions"]["users"]) for c in prompts)
