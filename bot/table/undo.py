@@ -23,6 +23,7 @@ import discord
 
 from bot.components import button, shown
 from bot.errors import NotPosted
+from bot.feed import Feed
 from bot.posting import edit_source, result, think
 from bot.presenter import Loaded, Presenter
 from bot.table.core import MENTION_NONE, InvalidButton
@@ -60,6 +61,16 @@ class Offer:
 # through, since they may tell what the driver's hand held (a card played), and nothing
 # public may depend on the hand after an undo; its images (the board) stay.
 WITHDRAWN = f"{TAKEN_BACK} what this message said no longer stands: its driver took it back."
+
+
+def withdrawn(feed: Feed, seq: int) -> list[int]:
+    """Action `seq` taken back in `feed`: its lines dropped; the messages posted for it,
+    to be marked. A step that only edited the live prompt: the prompt, superseded by the
+    one asking again, is left saying it was taken back rather than what the step made it."""
+    posted = feed.take_back(seq)
+    if not posted and feed.base is not None:
+        feed.base = WITHDRAWN
+    return posted
 
 
 def name_of(loaded: Loaded[Any], actor: str) -> str | None:
@@ -139,7 +150,7 @@ class Undos:
             if why is not None:
                 raise PaddockError(f"You can't take that back: {why}.")
             mark = Mark(kind="paddock.undo", to=last.seq - 1)
-            posted = loaded.feed.take_back(last.seq)  # its lines are not told again
+            posted = withdrawn(loaded.feed, last.seq)  # its lines are not told again
 
             async def marked() -> None:
                 await self.strike(loaded.record, posted)
@@ -242,7 +253,7 @@ class Undos:
         notes = []
         for entry, mark in marks:
             if mark.kind == UNDO:
-                await self.strike(loaded.record, loaded.feed.take_back(mark.to + 1))
+                await self.strike(loaded.record, withdrawn(loaded.feed, mark.to + 1))
             notes.append(mark_line(mark, name_of(loaded, entry.actor) or "someone"))
         events = await self.moves.recovered_events(loaded)
         await self.moves.advance(loaded, events, key_before=None, notes=notes)
