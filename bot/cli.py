@@ -158,8 +158,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_web(args: argparse.Namespace) -> int:
-    """The league site alone, reading the bot's database (read-only) until stopped."""
-    from web.server import serve
+    """The league site alone, reading the bot's database (read-only) until stopped. With
+    `--parent PID` (`paddock run`'s child, bot/site_child.py): it ends with that process, and
+    prints host:port on stdout once it listens."""
+    from web.server import die_with_parent, serve
+
+    if args.parent is not None:
+        die_with_parent(args.parent)
 
     try:
         settings = load_settings()
@@ -181,6 +186,8 @@ def cmd_web(args: argparse.Namespace) -> int:
                 port=port,
                 base_url=settings.web_base_url,
                 trusted_proxies=settings.trusted_proxies,
+                parent=args.parent,
+                listening=_listening if args.parent is not None else None,
             )
         )
     except _store_errors() as exc:
@@ -191,6 +198,10 @@ def cmd_web(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     return 0
+
+
+def _listening(address: str) -> None:
+    print(address, flush=True)  # what the bot's supervisor waits for (bot/site_child.py)
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:
@@ -479,6 +490,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         help=f"the port (default: PADDOCK_WEB_PORT or {DEFAULT_WEB_PORT}; 0: any free port)",
     )
+    # `paddock run`'s own child (bot/site_child.py): the bot's process id, not for people
+    p.add_argument("--parent", type=int, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_web)
 
     p = command(

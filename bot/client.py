@@ -7,7 +7,7 @@ import logging
 import os
 import signal
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -19,15 +19,13 @@ from bot.memory import freeze_startup, tune_collector, tune_malloc
 from bot.metrics import Metrics
 from bot.ops import OpsServer
 from bot.settings import Settings
+from bot.site_child import SiteChild
 from bot.table import Table
 from bot.threads import tune_switch_interval
 from bot.timers import TimerManager
 from renderer.boards import warm_all
 from rules.base import specs
-from store import Store, StoreUnavailable, open_store
-
-if TYPE_CHECKING:
-    from web.server import RunningSite
+from store import Store, open_store
 
 log = logging.getLogger("paddock")
 
@@ -94,7 +92,7 @@ class PaddockBot(commands.Bot):
         if fault:  # fault injection for the crash tests: "point" or "point:seq"
             self.table.core.fault = _killer(fault)
         self.images_warm: asyncio.Task[None] | None = None
-        self.site: RunningSite | None = None  # the league site, with PADDOCK_WEB_PORT
+        self.site: SiteChild | None = None  # the league site's process, with PADDOCK_WEB_PORT
         self.ops: OpsServer | None = None  # /healthz and /metrics, with PADDOCK_OPS_PORT
 
     def dispatch(self, event_name: str, /, *args: Any, **kwargs: Any) -> None:
@@ -129,30 +127,11 @@ class PaddockBot(commands.Bot):
         if self.settings.sync_commands:
             await self.sync_commands()
         if self.settings.web_port:
-            await self._start_site()
-
-    async def _start_site(self) -> None:
-        """The league site beside the bot, on a read-only store of its own. A site that
-        cannot start is one ERROR line: the bot's races go on without it."""
-        from web.server import start_site
-
-        settings = self.settings
-        assert settings.web_port is not None
-        try:
-            self.site = await start_site(
-                settings,
-                host=settings.web_host,
-                port=settings.web_port,
-                base_url=settings.web_base_url,
-                trusted_proxies=settings.trusted_proxies,
-            )
-        except (OSError, StoreUnavailable) as exc:
-            log.error(
-                "the league site cannot start on %s:%s: %s",
-                settings.web_host,
-                settings.web_port,
-                exc,
-            )
+            # The league site in a child process of its own (`paddock web`), read-only on
+            # this database: its pages' CPU is never the event loop's. A site that cannot
+            # start, or dies, is an ERROR line and a new try later: the races go on.
+            self.site = SiteChild(self.settings)
+            self.site.start()
 
     async def _warm_images(self) -> None:
         await asyncio.to_thread(warm_all)

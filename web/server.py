@@ -1,5 +1,6 @@
-"""Serving the site: an aiohttp AppRunner on its own read-only store, started beside the
-bot (`paddock run` with PADDOCK_WEB_PORT) or alone (`paddock web`)."""
+"""Serving the site: an aiohttp AppRunner on its own read-only store, in a process of its
+own: `paddock web`, which `paddock run` with PADDOCK_WEB_PORT also starts as its child
+(bot/site_child.py; `serve(parent=...)`: the child ends with the bot, even a killed one)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ import asyncio
 import contextlib
 import gc
 import logging
+import os
 import signal
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,6 +102,33 @@ async def settle() -> None:
     gc.freeze()
 
 
+PARENT_POLL_S = 0.5  # how often a child site looks whether its parent is still there
+
+
+def die_with_parent(parent: int) -> None:
+    """Linux: SIGTERM this process when the thread that started it ends (its parent killed,
+    even by SIGKILL: `prctl(PR_SET_PDEATHSIG)`). Elsewhere, or should it fail, the watch in
+    `serve` (its parent id polled) does the same a little later. A parent gone already:
+    SIGTERM at once."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # gone before the prctl: nobody would signal us
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+async def _watch_parent(parent: int, stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        if os.getppid() != parent:  # re-parented: the bot that started us is gone
+            log.warning("the process that started the league site (%d) is gone: stopping", parent)
+            stop.set()
+            return
+        await asyncio.sleep(PARENT_POLL_S)
+
+
 async def serve(
     source: Any,
     *,
@@ -105,18 +136,28 @@ async def serve(
     port: int,
     base_url: str | None = None,
     trusted_proxies: frozenset[IPAddress] = frozenset(),
+    parent: int | None = None,
+    listening: Callable[[str], None] | None = None,
 ) -> None:
-    """`paddock web`: the site until SIGINT or SIGTERM."""
-    running = await start_site(
-        source, host=host, port=port, base_url=base_url, trusted_proxies=trusted_proxies
-    )
+    """`paddock web`: the site until SIGINT or SIGTERM, or (`parent`: a child of `paddock
+    run`) until that process is gone; `listening` is told host:port once it listens."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
+    watch = asyncio.create_task(_watch_parent(parent, stop)) if parent is not None else None
     try:
-        await settle()  # (a stop meanwhile is kept: the wait below returns at once)
-        await stop.wait()
+        running = await start_site(
+            source, host=host, port=port, base_url=base_url, trusted_proxies=trusted_proxies
+        )
+        try:
+            if listening is not None:
+                listening(running.address)
+            await settle()  # (a stop meanwhile is kept: the wait below returns at once)
+            await stop.wait()
+        finally:
+            await running.close()
     finally:
-        await running.close()
+        if watch is not None:
+            watch.cancel()

@@ -25,9 +25,9 @@ ALLOWED = {
     # no Discord state (and import no discord: test below).
     "web": {"rules", "renderer", "store", "bot.league_tables", "bot.league_careers"},
 }
-# The bot modules that may import the site: the command line (`paddock web`) and the client
-# (`paddock run` serving it beside the bot).
-STARTS_THE_SITE = {"bot.cli", "bot.client"}
+# The bot module that may import the site: the command line (`paddock web`, which `paddock
+# run` with PADDOCK_WEB_PORT starts as its child: bot/site_child.py imports no site module).
+STARTS_THE_SITE = {"bot.cli"}
 
 
 def _modules(package: str) -> dict[str, Path]:

@@ -7,6 +7,7 @@ beside its races."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import socket
 from collections.abc import AsyncIterator
@@ -34,10 +35,14 @@ async def served(tmp_path: Path) -> AsyncIterator[tuple[InProcessDriver, int]]:
     port = free_port()
     bot = make_bot(tmp_path / "bot.db", web_port=port, web_base_url=BASE + "/")
     async with InProcessDriver(bot, world()) as d:
+        assert bot.site is not None  # `paddock web` as the bot's child (bot/site_child.py)
+        await asyncio.wait_for(bot.site.listening.wait(), 60)
+        child = bot.site.proc
         await d.slash("league", "create", name="Cup", game="waddington", user=ALICE)
         await d.slash("league", "join", league="Cup", user=BOB)
         yield d, port
-    assert bot.site is None  # closed with the bot
+    assert bot.site is None  # closed with the bot, and its process with it
+    assert child is not None and child.returncode == 0
 
 
 async def get(port: int, path: str) -> tuple[int, str]:
