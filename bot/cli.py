@@ -582,7 +582,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--site-modes",
         metavar="MODES",
         help="where the site_load part's site is served: own_process (`paddock web` beside "
-        "the bot), in_bot (PADDOCK_WEB_PORT), comma-separated (default both, pairs of each)",
+        "the bot), in_bot (PADDOCK_WEB_PORT: the bot's child process), comma-separated "
+        "(default both, pairs of each)",
     )
     p.add_argument(
         "--mixed-seconds",

@@ -309,8 +309,10 @@ async def bench_burst(
 
 SITE_PAIRS, SITE_PAIRS_QUICK = 3, 1
 SITE_RPS = 20.0  # issue 26: the site under 20 requests a second during the mixed load
-# Where the site is served during the load: by `paddock web` in a process of its own beside
-# the bot (README's advice for a busy bot), or by the bot itself (PADDOCK_WEB_PORT)
+# Where the site is served during the load: by `paddock web` started on its own beside the
+# bot, or as `paddock run` serves it with PADDOCK_WEB_PORT ("in_bot": since 2026-12-06
+# evening, `paddock web` as the bot's child process, bot/site_child.py; before, in the
+# bot's own process and event loop)
 SITE_MODES = ("own_process", "in_bot")
 # --quick (CI runs it from a wheel): one short pair of small loads, the shape not the figure
 SITE_LOAD_SECONDS_QUICK = 6.0
@@ -337,10 +339,10 @@ async def bench_site_load(
     at SITE_RPS, one with the site on and no visitor; the pairs alternate which runs first
     (A B, B A...), so that a machine getting busier or quieter weighs on both alike. Each
     of `modes` (SITE_MODES) has its pairs: the site served by `paddock web` in a process
-    of its own ("own_process"), or by the bot (as `paddock run` with PADDOCK_WEB_PORT:
-    "in_bot"); the modes' pairs are interleaved (pair 1 of each, then pair 2...), in turns
-    which goes first. Per mode, the bot's answer p99 of each run and each pair's difference
-    (with - without): {"rps", "modes", "<mode>": {"pairs", "answer_p99_ms",
+    of its own ("own_process"), or as `paddock run` with PADDOCK_WEB_PORT serves it (its
+    child process: "in_bot"); the modes' pairs are interleaved (pair 1 of each, then pair
+    2...), in turns which goes first. Per mode, the bot's answer p99 of each run and each
+    pair's difference (with - without): {"rps", "modes", "<mode>": {"pairs", "answer_p99_ms",
     "answer_p99_difference_ms", "median_difference_ms"}}."""
     unknown = set(modes) - set(SITE_MODES)
     if unknown or not modes:

@@ -432,8 +432,9 @@ async def bench_mixed(
     how their opening interactions were answered (`_burst_report`).
     `site` (issue 26): the database first filled with the league site's leagues and races
     (paddock_tools/bench_site.py), the bot serving the site as `paddock run` does with
-    PADDOCK_WEB_PORT, and visitors asking for its pages at `site` requests a second during
-    the load (0: the site on, and no visitor); "site" tells what they got. `site_apart`:
+    PADDOCK_WEB_PORT (`paddock web` as the bot's child process: its CPU is reported, not the
+    bot's), and visitors asking for its pages at `site` requests a second during the load
+    (0: the site on, and no visitor); "site" tells what they got. `site_apart`:
     the site served instead by `paddock web` in a process of its own beside the bot, on the
     same database (bench_site.web_process); "site" then tells that process's CPU too, its
     process id and how it exited."""
@@ -478,6 +479,16 @@ async def bench_mixed(
                 )
                 assert bot.proc is not None
                 pid = bot.proc.pid
+                child: int | None = None  # the site's process `paddock run` started
+                if site is not None and not site_apart:
+                    proc = bot.proc
+                    await bench_site.wait_listening(
+                        site_port, lambda: proc.returncode is None, "the bot's site child"
+                    )
+                    child = bench_site.site_child_of(pid)
+                    if child is None:
+                        raise RuntimeError("mixed: the bot serves its site from no child")
+                site_pid = web.pid if web is not None else child
                 watch = Watch(fd)
                 stop = asyncio.Event()
                 observer = asyncio.create_task(watch.run(stop))
@@ -529,7 +540,7 @@ async def bench_mixed(
                 lagger = asyncio.create_task(_loop_lag(stop, lags))
                 users.until = time.perf_counter() + seconds
                 cpu, fake_cpu = _cpu_s(pid), time.process_time()
-                web_cpu = _cpu_s(web.pid) if web is not None else 0.0
+                web_cpu = _cpu_s(site_pid) if site_pid is not None else 0.0
                 tasks = [
                     asyncio.create_task(users.game(kind, gid, where, index))
                     for index, (kind, gid, where) in enumerate(loops)
@@ -543,8 +554,8 @@ async def bench_mixed(
                     await asyncio.sleep(1.0)
                     rss.append(rss_mb(pid))
                 cpu, fake_cpu = _cpu_s(pid) - cpu, time.process_time() - fake_cpu
-                if web is not None:
-                    web_cpu = _cpu_s(web.pid) - web_cpu
+                if site_pid is not None:
+                    web_cpu = _cpu_s(site_pid) - web_cpu
                 # each user's interaction under way is answered (or given up on), then stops
                 await asyncio.wait(tasks, timeout=WAIT_S + 5)
                 for task in tasks:
@@ -594,10 +605,12 @@ async def bench_mixed(
     if site is not None:
         opened["site"] = {
             "rps_asked": site,
-            "served_by": "own_process" if site_apart else "bot",
+            # own_process: `paddock web` started beside the bot; bot_child: started by the
+            # bot itself (`paddock run` with PADDOCK_WEB_PORT), as its child
+            "served_by": "own_process" if site_apart else "bot_child",
             **(site_report or {"requests": 0}),
         }
-        if web is not None:  # `paddock web` beside the bot: its CPU over the load, its end
+        if site_pid is not None:  # the site's process: its CPU over the load
             opened["site"] |= {
                 "cpu_cores": round(web_cpu / seconds, 2),
                 # what a page costs: the process's CPU over the pages it served
@@ -606,9 +619,10 @@ async def bench_mixed(
                     if site_report and site_report.get("requests")
                     else None
                 ),
-                "pid": web.pid,
-                "exit_code": web.exit_code,
+                "pid": site_pid,
             }
+        if web is not None:
+            opened["site"]["exit_code"] = web.exit_code
     return {
         **opened,
         "games": dict(counts),

@@ -9,8 +9,9 @@ would take hours. Each race is one of a few real robot-only games (`Game.simulat
 per game kind) replicated under other ids, seats and drivers: its action log, its final
 snapshot, its league result and its placings, as the bot stores them, so every page reads
 and replays real data. Run by `paddock_tools.bench` ("site"), and by the mixed load with
-the site on (bench_mixed.py, `site`): served by the bot itself (PADDOCK_WEB_PORT) or by
-`paddock web` in a process of its own beside it (`web_process`).
+the site on (bench_mixed.py, `site`): served as `paddock run` serves it with
+PADDOCK_WEB_PORT (`paddock web` as the bot's child, bot/site_child.py; `site_child_of`) or by
+`paddock web` started on its own beside the bot (`web_process`).
 """
 
 from __future__ import annotations
@@ -480,6 +481,39 @@ async def web_process(db: Path | str, port: int, log: Path) -> AsyncIterator[Web
             proc.kill()
             await proc.wait()
         running.exit_code = proc.returncode
+
+
+async def wait_listening(port: int, alive: Any, what: str, timeout: float = WEB_READY_S) -> None:
+    """Until 127.0.0.1:`port` accepts a connection (RuntimeError after `timeout`, or once
+    `alive()` says the process that should listen is gone)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if not alive() or time.monotonic() > deadline:
+            raise RuntimeError(f"{what} is not listening on 127.0.0.1:{port}")
+        try:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            await asyncio.sleep(0.1)
+            continue
+        writer.close()
+        await writer.wait_closed()
+        return
+
+
+def site_child_of(pid: int) -> int | None:
+    """The process id of the league site `paddock run` (process `pid`) started as its
+    child (bot/site_child.py: `python -m bot.cli web ... --parent pid`), or None."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if int(fields[1]) == pid and b"bot.cli" in argv and b"web" in argv:
+            return int(entry.name)
+    return None
 
 
 VISITOR_RPS = 2.0  # each simulated visitor's pace: under the site's own limit (3 a second)

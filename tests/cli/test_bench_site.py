@@ -96,13 +96,15 @@ def test_the_visitors_ask_for_every_page_kind_of_random_leagues() -> None:
 async def test_mixed_load_with_the_site_served_by_the_bot_and_visited(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The mixed load in small with the site on in the bot process (PADDOCK_WEB_PORT) and
-    visitors asking for its pages: they got pages, and the bot still answered."""
+    """The mixed load in small with the site on as `paddock run` serves it
+    (PADDOCK_WEB_PORT: the bot's child process) and visitors asking for its pages: they got
+    pages from that child (its CPU reported), and the bot still answered."""
     monkeypatch.setattr(bench, "DB_URL", None)
     games = {"waddington": 1, "rf90": 1, "pitformula": 1}
     mixed = await bench.bench_mixed(True, games=games, seconds=5, site=20)
     site = mixed["site"]
     assert site["rps_asked"] == 20 and site["visitors"] == 10
+    assert site["served_by"] == "bot_child" and site["cpu_cores"] > 0
     assert site["requests"] > 20 and set(site["statuses"]) == {"200"}
     assert 0 < site["p50"] <= site["p99"] <= site["max"]
     assert mixed["interactions"] > 0 and mixed["answer_p99_ms"] > 0
