@@ -8,8 +8,10 @@ league site may host them too). `OpsServer` serves the app on PADDOCK_OPS_HOST (
 `GET /healthz`: 200 and `ok`, or 503 and `unhealthy: <the failing checks>`, then one line per
 check: the Discord client ready, each of this process's shards connected (not closed, not
 rate limited by the gateway, a heartbeat acknowledged), the database answering a ping within
-2 s, the timer loop running. `GET /metrics`: bot/metrics.py's registry in Prometheus's text
-format, its gauges read at that moment.
+2 s, the timer loop running; with PADDOCK_WEB_PORT, the league site's child process listening
+(a line of its own that never makes the bot unhealthy: the races go on without the site, and
+the bot starts it again itself, bot/site_child.py). `GET /metrics`: bot/metrics.py's
+registry in Prometheus's text format, its gauges read at that moment.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class Check:
     name: str
     ok: bool
     detail: str
+    required: bool = True  # False: told, but the bot is healthy without it
 
     def line(self) -> str:
         return f"{self.name}: {'ok' if self.ok else 'FAILING'} ({self.detail})"
@@ -96,8 +99,18 @@ def timers_check(bot: PaddockBot) -> Check:
     return Check("timers", False, "the timer loop is not running")
 
 
+def site_check(bot: PaddockBot) -> list[Check]:
+    """The league site's child process (none without PADDOCK_WEB_PORT)."""
+    site = bot.site
+    if site is None:
+        return []
+    if site.listening.is_set():
+        return [Check("site", True, f"pid {site.pid} listening on {site.address}", False)]
+    return [Check("site", False, "its process is not listening (started again soon)", False)]
+
+
 async def health(bot: PaddockBot) -> list[Check]:
-    return [*discord_checks(bot), await database_check(bot), timers_check(bot)]
+    return [*discord_checks(bot), await database_check(bot), timers_check(bot), *site_check(bot)]
 
 
 def _bot(request: web.Request) -> PaddockBot:
@@ -106,7 +119,7 @@ def _bot(request: web.Request) -> PaddockBot:
 
 async def healthz(request: web.Request) -> web.Response:
     checks = await health(_bot(request))
-    failing = [c.name for c in checks if not c.ok]
+    failing = [c.name for c in checks if not c.ok and c.required]
     head = f"unhealthy: {', '.join(failing)}" if failing else "ok"
     body = "\n".join([head, *(c.line() for c in checks)]) + "\n"
     return web.Response(text=body, status=503 if failing else 200)

@@ -59,6 +59,17 @@ class RaceTemplate:
     moves: list[tuple[int, str]]  # (seat that acted, action JSON)
     final_json: str
     placings: list[tuple[int, int | None, str]]  # (seat, place, status)
+    log: Any = None  # its log in words (store/race_logs.py RaceLog), actors left out
+
+
+def _with_log(template: RaceTemplate) -> RaceTemplate:
+    from store.race_logs import replay_log
+
+    moves = [(seq, "", action) for seq, (_, action) in enumerate(template.moves, 1)]
+    template.log = replay_log(
+        template.kind, template.seed, template.config, template.final_json, moves
+    )
+    return template
 
 
 def race_templates(per_kind: int = TEMPLATES_PER_KIND) -> dict[str, list[RaceTemplate]]:
@@ -86,15 +97,17 @@ def race_templates(per_kind: int = TEMPLATES_PER_KIND) -> dict[str, list[RaceTem
                 (p.seat, p.place, p.status) for p in game.classification(state)
             ]
             out.setdefault(kind, []).append(
-                RaceTemplate(
-                    kind,
-                    seed,
-                    config,
-                    humans,
-                    max(len(placings), humans),
-                    moves,
-                    state.model_dump_json(),
-                    placings,
+                _with_log(
+                    RaceTemplate(
+                        kind,
+                        seed,
+                        config,
+                        humans,
+                        max(len(placings), humans),
+                        moves,
+                        state.model_dump_json(),
+                        placings,
+                    )
                 )
             )
     return out
@@ -126,11 +139,16 @@ def _kind_of(index: int) -> str:
     raise AssertionError("unreachable")
 
 
-def fill_sqlite(path: Path, leagues: int, races: int, *, guild_from: int = 9_000) -> Filled:
+def fill_sqlite(
+    path: Path, leagues: int, races: int, *, guild_from: int = 9_000, race_logs: bool = True
+) -> Filled:
     """`leagues` leagues (LEAGUES_PER_GUILD a server, DRIVERS members each, site on) and
     `races` finished league races spread over them (a round each), written in one
-    transaction into the migrated, empty SQLite file `path`."""
+    transaction into the migrated, empty SQLite file `path`; with `race_logs`, each race's
+    log in words as the bot keeps it at the finish (store/race_logs.py; without: as for a
+    race finished before the bot kept them, which the site replays)."""
     from store.dialect import now
+    from store.race_logs import RaceLog
     from store.sites import new_token
 
     started = time.perf_counter()
@@ -151,6 +169,7 @@ def fill_sqlite(path: Path, leagues: int, races: int, *, guild_from: int = 9_000
                 "seats",
                 "snapshots",
                 "placings",
+                "logs",
             )
         }
         actions: list[tuple[Any, ...]] = []
@@ -212,11 +231,17 @@ def fill_sqlite(path: Path, leagues: int, races: int, *, guild_from: int = 9_000
                         rows["seats"].append((game_id, seat, users[k], f"Driver {k + 1}", 0))
                     else:
                         rows["seats"].append((game_id, seat, None, f"Robot {seat + 1}", 1))
+                actors = []
                 for seq, (seat, action_json) in enumerate(template.moves, 1):
                     human = seat < template.humans
                     actor = str(users[seated[seat]]) if human else "robot"
+                    actors.append(actor)
                     actions.append((game_id, seq, actor, int(not human), action_json, stamp))
                 rows["snapshots"].append((game_id, len(template.moves), template.final_json, at))
+                if race_logs:
+                    said = [(seq, actors[seq - 1], text) for seq, _, text in template.log.actions]
+                    log = RaceLog(said, template.log.placings, template.log.steps)
+                    rows["logs"].append((game_id, len(template.moves), log.to_json()))
                 for seat, place, status in template.placings:
                     rows["placings"].append((game_id, seat, place, status))
                     if seat < template.humans:
@@ -270,6 +295,9 @@ def fill_sqlite(path: Path, leagues: int, races: int, *, guild_from: int = 9_000
         db.executemany(
             "INSERT INTO game_placings (game_id, seat, place, status) VALUES (?, ?, ?, ?)",
             rows["placings"],
+        )
+        db.executemany(
+            "INSERT INTO race_logs (game_id, seq, log_json) VALUES (?, ?, ?)", rows["logs"]
         )
         db.execute("COMMIT")
     finally:

@@ -18,7 +18,7 @@ from store.dialect import Row, Tx, now, shard_filter
 from store.errors import LeagueError, NotFound, NothingToUndo, Repeated, StaleState
 from store.models import ActionRecord, GameRecord, Once, Seat, Shards, Timer, TimerSpec
 from store.protocol import Placings
-from store.sites import SiteStore
+from store.race_logs import RaceLogStore
 from store.undo import Mark
 
 _GAME_COLUMNS = (
@@ -73,7 +73,7 @@ class Append(NamedTuple):  # (not a frozen dataclass: ~4x slower to make, on eve
     timers: list[TimerSpec] | None
 
 
-class GameStore(SiteStore):
+class GameStore(RaceLogStore):
     # Locks -----------------------------------------------------------------------------
 
     async def _lock_game(self, tx: Tx, game_id: int) -> None:

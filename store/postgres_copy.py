@@ -32,6 +32,7 @@ TABLES = (
     "game_actions",
     "game_snapshots",
     "game_placings",
+    "race_logs",
     "timers",
 )
 IDENTITIES = ("leagues", "league_members", "league_rounds", "games", "timers")

@@ -19,7 +19,7 @@ code that needs them is tied to one database and should say so by naming the cla
 
 from __future__ import annotations
 
-from typing import Any, Protocol, Self, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, Self, runtime_checkable
 
 from store.health import PING_TIMEOUT
 from store.models import (
@@ -40,6 +40,9 @@ from store.models import (
     UserSettings,
 )
 from store.undo import Mark
+
+if TYPE_CHECKING:
+    from store.race_logs import RaceLog
 
 Placings = list[tuple[int, int | None, str]]  # (user or member id, place, status)
 
@@ -222,6 +225,16 @@ class Store(Protocol):
 
     async def finished_version(self, guild_id: int) -> tuple[int, int, str]:
         """What changes whenever `finished_placings` may (the site keeps ratings by it)."""
+        ...
+
+    # A finished race's log in words (store.race_logs) ----------------------------------
+
+    async def keep_race_log(self, game_id: int, seq: int, log: RaceLog) -> None:
+        """Keep a finished race's log, made at `seq` (a later one replaces it)."""
+        ...
+
+    async def race_log(self, game_id: int, seq: int) -> RaceLog | None:
+        """The race's kept log if it was made at `seq` (None: none kept, or an older one)."""
         ...
 
     # The league site (store.sites) -----------------------------------------------------

@@ -3,7 +3,8 @@ only what its public thread showed (the event lines the thread was told, the boa
 shown; never a hand, never a user id).
 
 The log is the game's action log replayed from its seed through its rules (what `/<game>
-log` does in bot/table/log.py), off the event loop.
+log` does in bot/table/log.py), off the event loop; or, for a race the bot kept it for at
+its finish (store/race_logs.py, migration 0017), read as it was kept.
 """
 
 from __future__ import annotations
@@ -12,11 +13,10 @@ import asyncio
 from dataclasses import dataclass
 
 from renderer.boards import board_renderers
-from rules.base import Event, get_game
+from rules.base import get_game
 from rules.championship import game_kinds
-from rules.rf90 import GAME as RF90
-from rules.rf90.replay import iter_action_steps
 from store import ActionRecord, GameRecord, League, NotFound, Store
+from store.race_logs import RaceLog, replay_log
 from store.undo import standing
 from web.cache import Lru
 
@@ -77,48 +77,20 @@ def _who(actor: str, names: dict[str, str]) -> str:
     return {"robot": "robot", "forced": "forced", "bot": "the bot"}.get(kind, "a driver")
 
 
-@dataclass(frozen=True)
-class Replayed:
-    """What the replay of a race's log gives its page, before any name is put in: each
-    standing action's (seq, actor as stored, its line in words), the final classification's
-    (seat, place, status), and for RF90 the count of its thread's pictures. The same for
-    every visitor of the race: kept by the race (`race_key`) in the site's LRU."""
-
-    actions: list[tuple[int, str, str]]
-    placings: list[tuple[int, int, str]]
-    steps: int
+# What the replay of a race's log gives its page (store/race_logs.py): kept by the race
+# (`race_key`) in the site's LRU, the same for every visitor of the race.
+Replayed = RaceLog
 
 
 def replay(game: GameRecord, actions: list[ActionRecord]) -> Replayed:
     """The race's log replayed from its seed (CPU: off the event loop)."""
-    rules = get_game(game.kind)
-
-    def said(done: ActionRecord, events: list[Event]) -> tuple[int, str, str]:
-        text = "; ".join(e.text for e in events if e.text) or "(no public effect)"
-        return done.seq, done.actor, text
-
-    lines = []
-    steps = 0
-    if game.kind == "rf90":  # the log and the count of its thread's pictures at once
-        logged = iter(actions)
-        for events, done_steps in iter_action_steps(
-            RF90, game.seed, game.config, (a.action_json for a in actions), snapshots=False
-        ):
-            steps += len(done_steps)
-            if events is not None:
-                lines.append(said(next(logged), events))
-    else:
-        state = rules.new_game(game.seed, game.config)
-        for done in actions:
-            # the replay's own state, never read again: no copy per action (RF90's were
-            # nine tenths of its race page's time)
-            state, events = rules.apply_owned(state, rules.parse_action(done.action_json))
-            lines.append(said(done, events))
-    final = rules.load_state(game.state_json or "")
-    placings: list[tuple[int, int, str]] = [
-        (p.seat, p.place, p.status) for p in rules.classification(final)
-    ]
-    return Replayed(lines, placings, steps)
+    return replay_log(
+        game.kind,
+        game.seed,
+        game.config,
+        game.state_json or "",
+        ((a.seq, a.actor, a.action_json) for a in actions),
+    )
 
 
 async def race_page(
@@ -131,6 +103,9 @@ async def race_page(
     assert game.state_json is not None  # finished_race checked it
 
     async def make() -> Replayed:
+        kept = await store.race_log(game.id, game.seq)  # the bot keeps it at the finish
+        if kept is not None:
+            return kept
         actions = standing(await store.actions(game.id))  # without what was taken back
         return await asyncio.to_thread(replay, game, actions)
 

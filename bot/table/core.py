@@ -114,6 +114,7 @@ class TableCore:
         self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
         self.races: dict[int, Race] = {}
         self.fault: Callable[[str, int], None] = lambda point, seq: None  # tests stop the bot
+        self._keeping: set[asyncio.Task[None]] = set()  # race logs being kept (below)
 
     @property
     def store(self) -> Store:
@@ -134,6 +135,36 @@ class TableCore:
 
     def race(self, game_id: int) -> Race:
         return self.races.setdefault(game_id, Race())
+
+    def keep_race_log(self, record: GameRecord) -> None:
+        """A league race has just finished (stored and told): its log in words is replayed
+        and kept for the league site's race page (store/race_logs.py), off the event loop,
+        so that the site need not replay it at its first visit. A failure is a warning: the
+        site replays a race it finds no log for."""
+        if record.league_id is None or record.status != "finished":
+            return
+        task = asyncio.create_task(self._keep_race_log(record), name=f"race-log-{record.id}")
+        self._keeping.add(task)
+        task.add_done_callback(self._keeping.discard)
+
+    async def _keep_race_log(self, record: GameRecord) -> None:
+        from store.race_logs import replay_log
+        from store.undo import standing
+
+        try:
+            record = await self.store.load_game(record.id)  # as stored: its final state
+            if record.status != "finished" or record.state_json is None:
+                return  # (taken back meanwhile)
+            logged = await self.store.actions(record.id)
+            actions = standing([a for a in logged if a.seq <= record.seq])
+            state_json = record.state_json
+            done = [(a.seq, a.actor, a.action_json) for a in actions]
+            kept = await asyncio.to_thread(
+                replay_log, record.kind, record.seed, record.config, state_json, done
+            )
+            await self.store.keep_race_log(record.id, record.seq, kept)
+        except Exception as exc:  # the site replays it instead
+            log.warning("game %s: its log for the league site was not kept: %r", record.id, exc)
 
     def forget(self, game_id: int) -> None:
         """A game is over: what this process kept in memory for it goes (memory stays flat

@@ -202,6 +202,7 @@ class Publisher:
             await self.core.store.update_game(
                 record.id, published_seq=record.seq, prompt_message_id=None, feed={}
             )
+            self.core.keep_race_log(record)  # for the league site's race page
             return
         prompt = presenter.prompt(
             loaded, presenter.waiting_seats(state), await self.core.deadline(loaded)

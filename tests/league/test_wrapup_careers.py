@@ -28,6 +28,8 @@ from paddock_tools.fakediscord import (
 from paddock_tools.fakediscord.backend import _walk_components
 from rules.rng import Rng
 from store import Seat
+from store.race_logs import replay_log
+from store.undo import standing
 from tests.bot_helpers import dump
 from tests.helpers import open_png
 from tests.league.league_helpers import confirmed
@@ -357,3 +359,27 @@ async def test_with_the_site_on_the_classification_and_the_wrap_up_carry_its_lin
         assert wrapped.embed.url == f"{base}/l/{token}"  # the league's home: this season
         assert wrapped.embed.description.endswith(f"\n\n[On the web]({base}/l/{token})")
         assert first != second
+
+
+async def test_a_finished_league_race_keeps_its_log_as_its_replay_makes_it(
+    toy_driver: InProcessDriver,
+) -> None:
+    """The bot keeps a league race's log in words when it finishes (bot/table/core.py
+    `keep_race_log`, store/race_logs.py), for the league site's race page: as its replay
+    makes it, at its seq."""
+    d = toy_driver
+    await d.slash("league", "create", name="Dice", game="toy", user=ALICE)
+    for user in (ALICE, BOB):
+        await d.slash("league", "join", league="Dice", user=user)
+    await d.slash("league-admin", "round-set", league="Dice", number=1, name="Park", user=ALICE)
+    gid, _ = await toy_race(d, "Dice", 1)
+    store = d.bot.store
+    record = await store.load_game(gid)
+    assert record.status == "finished" and record.state_json is not None
+    assert await store.race_log(gid, record.seq - 1) is None  # kept at its seq only
+    kept = await store.race_log(gid, record.seq)
+    assert kept is not None
+    actions = standing(await store.actions(gid))
+    done = [(a.seq, a.actor, a.action_json) for a in actions]
+    assert kept == replay_log("toy", record.seed, record.config, record.state_json, done)
+    assert [seq for seq, _, _ in kept.actions] == [a.seq for a in actions]

@@ -188,3 +188,26 @@ async def test_a_database_server_that_stops_answering_then_goes_is_503_naming_it
             )
     finally:
         await proxy.close()
+
+
+async def test_the_site_child_is_a_line_of_its_own_that_never_fails_the_bot(
+    tmp_path: Path,
+) -> None:
+    """With PADDOCK_WEB_PORT: `site: ok (pid N listening on host:port)` while the league
+    site's child listens; when it is down, a FAILING line but still 200 (the races go on,
+    the bot starts it again)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    bot = make_bot(tmp_path / "bot.db", web_port=port)
+    async with FakeDiscord(world()) as fd, fd.running(bot):
+        await until(lambda: heartbeats_acknowledged(bot), "the first heartbeat's ACK", seconds=5)
+        assert bot.site is not None
+        await until(bot.site.listening.is_set, "the site child listening", seconds=60)
+        status, lines = await get_health(bot)
+        assert status == 200 and lines[0] == "ok", lines
+        assert lines[-1] == f"site: ok (pid {bot.site.pid} listening on 127.0.0.1:{port})"
+        bot.site.listening.clear()  # as between a child's end and the next one's start
+        status, lines = await get_health(bot)
+        assert status == 200 and lines[0] == "ok", lines
+        assert lines[-1].startswith("site: FAILING (its process is not listening")

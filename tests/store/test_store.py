@@ -116,6 +116,7 @@ async def test_migrations_apply_once_and_are_recorded(backend_url: str) -> None:
         (14, "site_index"),
         (15, "undo"),
         (16, "confirmations"),
+        (17, "race_logs"),
     ]
     if kind(backend_url) == "sqlite":
         assert (await query(backend_url, "PRAGMA journal_mode"))[0][0] == "wal"

@@ -579,6 +579,7 @@ def test_copy_db_moves_a_sqlite_bot_to_postgres_row_for_row(
     from bot.cli import main
     from store import Seat, SqliteStore, play
     from store.postgres_copy import TABLES
+    from store.race_logs import replay_log
     from tests.toygame.rules import Roll
 
     path = tmp_path / "bot.db"
@@ -618,6 +619,13 @@ def test_copy_db_moves_a_sqlite_bot_to_postgres_row_for_row(
                 seat = game.to_act(state)[0]
                 played = await play.act(s, record.id, game.robot_action(state, seat), "r")
             assert len(await s.finished_placings(1)) == 2  # (game_placings: kept once)
+            finished = await s.load_game(record.id)  # its log in words, as the bot keeps it
+            logged = [(a.seq, a.actor, a.action_json) for a in await s.actions(record.id)]
+            await s.keep_race_log(
+                record.id,
+                finished.seq,
+                replay_log("toy", finished.seed, finished.config, finished.state_json, logged),
+            )
             running, _ = await play.new_game(s, "toy", 4, {"players": 2}, seats, channel_id=9)
             await play.act(s, running.id, Roll(seat=0), "x", human_at=12.5)
             await s.replace_game_timers(running.id, [TimerSpec(event="turn", due_at=99.5)])
