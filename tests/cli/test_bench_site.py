@@ -17,6 +17,8 @@ import pytest
 
 from bot.cli import main
 from paddock_tools import bench, bench_site
+from store import open_store
+from store.race_logs import replay_log
 
 
 def check_pages(site: dict[str, Any], leagues: int, races: int, samples: int) -> None:
@@ -53,6 +55,13 @@ async def test_the_filled_races_show_their_drivers_log_and_board(tmp_path: Path)
     its log in words and its final board (a PNG); every game kind of the league mix."""
     filled = await bench_site.fill(f"sqlite:///{tmp_path / 'site.db'}", 10, 30, str(tmp_path))
     assert filled.races == 30 and sum(len(lg.races) for lg in filled.leagues) == 30
+    async with open_store(tmp_path / "site.db") as store:  # each race's log as the bot keeps it
+        for league in filled.leagues:
+            game = await store.load_game(league.races[0])
+            done = [(a.seq, a.actor, a.action_json) for a in await store.actions(game.id)]
+            assert game.state_json is not None
+            expected = replay_log(game.kind, game.seed, game.config, game.state_json, done)
+            assert await store.race_log(game.id, game.seq) == expected
     async with (
         bench_site.site_process(f"sqlite:///{tmp_path / 'site.db'}") as served,
         aiohttp.ClientSession() as session,

@@ -140,7 +140,7 @@ def test_bench_quick_prints_one_json_object_in_the_agreed_shape() -> None:
     assert all(p["statuses"] == {"200": p["requests"]} for p in site["pages"].values())
     assert all(0 < p["p50"] <= p["p99"] for p in site["pages"].values())
     # one pair each, with and without the site's visitors: the site beside the bot, in it
-    for mode, served_by in (("own_process", "own_process"), ("in_bot", "bot")):
+    for mode, served_by in (("own_process", "own_process"), ("in_bot", "bot_child")):
         pair = result["site_load"][mode]["pairs"][0]
         assert pair["with"]["site"]["requests"] > 0 and pair["without"]["site"]["requests"] == 0
         assert pair["with"]["site"]["served_by"] == served_by
