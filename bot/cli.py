@@ -390,6 +390,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.site_pairs is not None and not 1 <= args.site_pairs <= 20:
         print("bench: --site-pairs takes 1 to 20 pairs", file=sys.stderr)
         return 2
+    if args.site_turns is not None and not 2 <= args.site_turns <= 600:
+        print("bench: --site-turns takes 2 to 600 seconds", file=sys.stderr)
+        return 2
     if args.site_modes is not None and not set(args.site_modes.split(",")) <= set(SITE_MODES):
         print(f"bench: --site-modes takes {','.join(SITE_MODES)} or one of them", file=sys.stderr)
         return 2
@@ -414,6 +417,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
                 burst_games=args.burst,
                 site_pairs=args.site_pairs,
                 site_modes=args.site_modes.split(",") if args.site_modes else SITE_MODES,
+                site_turns=args.site_turns,
             )
         )
     except _store_errors() as exc:
@@ -577,6 +581,14 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         metavar="N",
         help="the site_load part's pairs of runs (default 3; 1 with --quick)",
+    )
+    p.add_argument(
+        "--site-turns",
+        type=float,
+        metavar="S",
+        help="instead of pairs of runs, one run a mode (300 s, or --mixed-seconds) with the "
+        "site's visitors coming and going every S seconds, the bot's answers compared "
+        "between the turns with and without them",
     )
     p.add_argument(
         "--site-modes",

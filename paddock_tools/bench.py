@@ -328,11 +328,15 @@ SITE_LOAD_FIGURES = (
 )
 
 
+SITE_TURNS_SECONDS = 300.0  # --site-turns: one run this long a mode (--mixed-seconds: longer)
+
+
 async def bench_site_load(
     quick: bool,
     pairs: int | None = None,
     seconds: float | None = None,
     modes: Collection[str] = SITE_MODES,
+    turns: float | None = None,
 ) -> dict[str, Any]:
     """Issue 26's second figure: the mixed load (bench_mixed.py) in pairs of fresh bot
     processes on the same filled database, one with visitors asking for the site's pages
@@ -343,10 +347,16 @@ async def bench_site_load(
     child process: "in_bot"); the modes' pairs are interleaved (pair 1 of each, then pair
     2...), in turns which goes first. Per mode, the bot's answer p99 of each run and each
     pair's difference (with - without): {"rps", "modes", "<mode>": {"pairs", "answer_p99_ms",
-    "answer_p99_difference_ms", "median_difference_ms"}}."""
+    "answer_p99_difference_ms", "median_difference_ms"}}.
+    `turns` (seconds): instead of pairs of runs, one run a mode (SITE_TURNS_SECONDS) in
+    which the visitors come and go in turns of that length, the bot's answers compared
+    between the turns with and without them (bench_mixed's `site_blocks`): {"rps",
+    "modes", "turn_s", "<mode>": {<SITE_LOAD_FIGURES>, "turns": ...}}."""
     unknown = set(modes) - set(SITE_MODES)
     if unknown or not modes:
         raise ValueError(f"site_load modes are {', '.join(SITE_MODES)}: not {sorted(unknown)}")
+    if turns:
+        return await _site_load_turns(quick, turns, seconds, modes)
     count = pairs or (SITE_PAIRS_QUICK if quick else SITE_PAIRS)
     length = seconds or (SITE_LOAD_SECONDS_QUICK if quick else None)
     ordered = [m for m in SITE_MODES if m in modes]
@@ -399,6 +409,29 @@ async def bench_site_load(
     return out
 
 
+async def _site_load_turns(
+    quick: bool, turn_s: float, seconds: float | None, modes: Collection[str]
+) -> dict[str, Any]:
+    """bench_site_load with `turns`: one run a mode, the visitors coming and going."""
+    length = seconds or (SITE_LOAD_SECONDS_QUICK * 2 if quick else SITE_TURNS_SECONDS)
+    out: dict[str, Any] = {"rps": SITE_RPS, "modes": [], "turn_s": turn_s}
+    for mode in [m for m in SITE_MODES if m in modes]:
+        _progress(f"site under load ({mode}): visitors coming and going every {turn_s:g} s")
+        options: dict[str, Any] = {
+            "site": SITE_RPS,
+            "site_apart": mode == "own_process",
+            "site_blocks": turn_s,
+            "seconds": length,
+            **({"games": SITE_LOAD_GAMES_QUICK} if quick else {}),
+        }
+        mixed = await asyncio.to_thread(
+            functools.partial(_in_fresh_process, "mixed", quick, label=f"{mode}: ", **options)
+        )
+        out["modes"].append(mode)
+        out[mode] = {key: mixed[key] for key in SITE_LOAD_FIGURES}
+    return out
+
+
 def _difference(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else round(a - b, 3)
 
@@ -447,12 +480,15 @@ async def run_bench(
     burst_games: int | None = None,
     site_pairs: int | None = None,
     site_modes: Collection[str] = SITE_MODES,
+    site_turns: float | None = None,
 ) -> dict[str, Any]:
     """`db`: a postgresql:// URL to run on that server (a schema per part); None: SQLite.
     `only`: these parts of PART_NAMES (default: all). `mixed_seconds`: the mixed load's
     length, and the burst's play's (default: its own). `burst_games`: the games the burst
     opens at once (default 200; 20 with `quick`). `site_pairs`: the site_load part's pairs
-    of runs (default 3; 1 with `quick`); `site_modes`: where the site is served in them
+    of runs (default 3; 1 with `quick`), or with `site_turns` one run a mode with the
+    visitors coming and going in turns of that many seconds; `site_modes`: where the site
+    is served in them
     (SITE_MODES, default both)."""
     from paddock_tools.bench_games import (
         bench_league,
@@ -533,6 +569,6 @@ async def run_bench(
     if "site_load" in wanted:
         _progress("the mixed load with and without the site's visitors, in pairs")
         result["site_load"] = await bench_site_load(
-            quick, pairs=site_pairs, seconds=mixed_seconds, modes=site_modes
+            quick, pairs=site_pairs, seconds=mixed_seconds, modes=site_modes, turns=site_turns
         )
     return result

@@ -27,7 +27,7 @@ from paddock_tools.bench import (
     percentiles,
     rss_mb,
 )
-from paddock_tools.bench_watch import DEADLINE_S, WAIT_S, Place, Sent, Watch, has_button
+from paddock_tools.bench_watch import DEADLINE_S, WAIT_S, Place, Sent, Timing, Watch, has_button
 from paddock_tools.fakediscord import payloads as pl
 from paddock_tools.fakediscord.base import ErrorCapture
 from paddock_tools.fakediscord.process import BotProcess, RemoteFakeDiscord
@@ -421,6 +421,7 @@ async def bench_mixed(
     burst: bool = False,
     site: float | None = None,
     site_apart: bool = False,
+    site_blocks: float | None = None,
 ) -> dict[str, Any]:
     """Issue 11's load: Waddington, RF90 and Pit Formula games on one bot (150 + 25 + 25;
     `quick`: 14 + 3 + 3), every game's simulated users acting after a pause of 1-4 s
@@ -437,7 +438,10 @@ async def bench_mixed(
     (0: the site on, and no visitor); "site" tells what they got. `site_apart`:
     the site served instead by `paddock web` in a process of its own beside the bot, on the
     same database (bench_site.web_process); "site" then tells that process's CPU too, its
-    process id and how it exited."""
+    process id and how it exited. `site_blocks` (seconds): the visitors come and go in turns
+    of that length through the load (away first), and "site" tells the bot's answers in
+    each turn and in all the turns with and without them (`_blocks_report`): a pairing
+    within one bot process, where two processes' runs differ by more than the site does."""
     from store import open_store
 
     counts = games or (MIXED_GAMES_QUICK if quick else MIXED_GAMES)
@@ -546,13 +550,19 @@ async def bench_mixed(
                     for index, (kind, gid, where) in enumerate(loops)
                 ]
                 visits = None
+                turns: list[tuple[float, bool]] = []  # (start, visitors come) per turn
+                turner: asyncio.Task[None] | None = None
                 if site:
                     site_url = f"http://127.0.0.1:{site_port}"
-                    load = bench_site.site_load(site_url, filled, site, stop)
+                    gate = asyncio.Event() if site_blocks else None
+                    load = bench_site.site_load(site_url, filled, site, stop, gate)
                     visits = asyncio.create_task(load)
+                    if gate is not None and site_blocks:
+                        turner = asyncio.create_task(_turns(gate, site_blocks, stop, turns))
                 while users.running():
                     await asyncio.sleep(1.0)
                     rss.append(rss_mb(pid))
+                load_end = users.until
                 cpu, fake_cpu = _cpu_s(pid) - cpu, time.process_time() - fake_cpu
                 if site_pid is not None:
                     web_cpu = _cpu_s(site_pid) - web_cpu
@@ -566,6 +576,8 @@ async def bench_mixed(
                 stop.set()
                 await observer
                 await lagger
+                if turner is not None:
+                    await turner
                 site_report = await visits if visits is not None else None
                 rss.append(rss_mb(pid))
                 messages_kept = len(fd.backend.messages)
@@ -623,6 +635,8 @@ async def bench_mixed(
             }
         if web is not None:
             opened["site"]["exit_code"] = web.exit_code
+        if turns:
+            opened["site"]["turns"] = _blocks_report(sent_all, turns, load_end)
     return {
         **opened,
         "games": dict(counts),
@@ -659,6 +673,62 @@ async def bench_mixed(
         "games_not_renewed": users.not_renewed,
         "user_failures": len(failed),
         "fake_messages_kept": messages_kept,
+    }
+
+
+async def _turns(
+    gate: asyncio.Event, every: float, stop: asyncio.Event, turns: list[tuple[float, bool]]
+) -> None:
+    """The site's visitors away, then there, in turns of `every` seconds until `stop`
+    (`gate` set while they are there; set again at the end, so that none waits for it):
+    each turn's start and whether they came, appended to `turns`."""
+    there = False
+    while not stop.is_set():
+        gate.set() if there else gate.clear()
+        turns.append((time.perf_counter(), there))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), every)
+        there = not there
+    gate.set()
+
+
+TURN_SETTLE_S = 1.0  # a turn's first second left out: the pages of the turn before ending
+
+
+def _blocks_report(
+    sent: list[Timing], turns: list[tuple[float, bool]], end: float
+) -> dict[str, Any]:
+    """The bot's answers in each turn of the site's visitors (those sent in its first
+    TURN_SETTLE_S left out) and in all turns with and without them: {"turn_s", "turns":
+    [{"visitors", "answers", "answer_p99_ms"}], "answer_p99_ms": {"without", "with"},
+    "difference_ms", "pair_differences_ms" (each turn with them less the one before,
+    without), "median_pair_difference_ms"}. Only whole turns before `end` count."""
+    rows: list[dict[str, Any]] = []
+    pooled: dict[bool, list[float]] = {False: [], True: []}
+    length = turns[1][0] - turns[0][0] if len(turns) > 1 else 0.0
+    for (start, there), (stop, _) in itertools.pairwise(turns):
+        if stop > end + 0.5:  # the load ended within this turn
+            break
+        ms = [
+            (s.answer_at - s.at) * 1000
+            for s in sent
+            if s.answer_at is not None and start + TURN_SETTLE_S <= s.at < stop
+        ]
+        rows.append({"visitors": there, "answers": len(ms), "answer_p99_ms": _p99(ms)})
+        pooled[there] += ms
+    differences = sorted(
+        round(b["answer_p99_ms"] - a["answer_p99_ms"], 3)
+        for a, b in itertools.pairwise(rows)
+        if b["visitors"] and not a["visitors"] and a["answer_p99_ms"] and b["answer_p99_ms"]
+    )
+    without, with_ = _p99(pooled[False]), _p99(pooled[True])
+    return {
+        "turn_s": round(length, 1),
+        "turns": rows,
+        "answer_p99_ms": {"without": without, "with": with_},
+        "difference_ms": round(with_ - without, 3) if with_ and without else None,
+        "pair_differences_ms": differences,
+        "median_pair_difference_ms": differences[len(differences) // 2] if differences else None,
     }
 
 

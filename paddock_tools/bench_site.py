@@ -548,12 +548,18 @@ VISITOR_RPS = 2.0  # each simulated visitor's pace: under the site's own limit (
 
 
 async def site_load(
-    base_url: str, filled: Filled, rps: float, stop: asyncio.Event
+    base_url: str,
+    filled: Filled,
+    rps: float,
+    stop: asyncio.Event,
+    gate: asyncio.Event | None = None,
 ) -> dict[str, Any]:
     """Visitors asking for the site's pages at `rps` in all until `stop`: each visitor its
     own loopback address (127.0.0.10, .11...: the site limits each client to 3 a second,
-    as it would limit real visitors), at VISITOR_RPS, the page kinds in turn. What they
-    got: {"visitors", "requests", "rps", "statuses", "p50", "p99", "max"}."""
+    as it would limit real visitors), at VISITOR_RPS, the page kinds in turn; with `gate`,
+    only while it is set (whoever clears it sets it again when `stop` is set). What they
+    got: {"visitors", "requests", "rps", "statuses", "p50", "p99", "max"} ("rps" over the
+    whole time, the gate's pauses included)."""
     import aiohttp
 
     visitors = max(1, round(rps / VISITOR_RPS))
@@ -569,6 +575,10 @@ async def site_load(
             # spread the visitors' first requests over one pace, not all at one instant
             next_at = time.perf_counter() + rng.uniform(0, visitors / rps)
             while not stop.is_set():
+                if gate is not None and not gate.is_set():
+                    await gate.wait()  # visitors away; back at a new pace, spread again
+                    next_at = time.perf_counter() + rng.uniform(0, visitors / rps)
+                    continue
                 await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
                 if stop.is_set():
                     break

@@ -212,3 +212,73 @@ def test_bench_site_options(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "--site", "--site-modes", "own_process,nowhere"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == "bench: --site-modes takes own_process,in_bot or one of them"
+
+
+def test_turns_report_compares_the_turns_with_and_without_visitors() -> None:
+    """Answers sent in each turn (its first second left out), pooled by whether the visitors
+    came, and each turn with them against the one before: from known answer times."""
+    from paddock_tools.bench_mixed import _blocks_report
+    from paddock_tools.bench_watch import Timing
+
+    turns = [(0.0, False), (10.0, True), (20.0, False), (30.0, True), (40.0, False)]
+    sent = [
+        Timing("waddington", at, at + ms / 1000, "")
+        for at, ms in [
+            *((1.5 + i * 0.1, 10.0) for i in range(50)),  # turn 1, without: 10 ms
+            (0.5, 900.0),  # in turn 1's first second: left out
+            *((11.5 + i * 0.1, 30.0) for i in range(50)),  # turn 2, with: 30 ms
+            *((21.5 + i * 0.1, 20.0) for i in range(50)),  # turn 3, without: 20 ms
+            *((31.5 + i * 0.1, 25.0) for i in range(50)),  # turn 4, with: 25 ms
+            (41.5, 5000.0),  # the turn the load ended in: left out
+        ]
+    ]
+    sent.append(Timing("rf90", 12.0, None, "never answered"))  # not an answer time
+    report = _blocks_report(sent, turns, end=40.0)
+    assert report["turn_s"] == 10.0
+    assert [(t["visitors"], t["answers"]) for t in report["turns"]] == [
+        (False, 50),
+        (True, 50),
+        (False, 50),
+        (True, 50),
+    ]
+    assert [t["answer_p99_ms"] for t in report["turns"]] == [10.0, 30.0, 20.0, 25.0]
+    assert report["answer_p99_ms"] == {"without": 20.0, "with": 30.0}
+    assert report["difference_ms"] == 10.0
+    assert report["pair_differences_ms"] == [5.0, 20.0]
+    assert report["median_pair_difference_ms"] == 20.0
+
+
+async def test_mixed_load_with_visitors_coming_and_going(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The mixed load in small with the site's visitors in turns of 2 s (away first): each
+    whole turn's answers reported, the pages asked only in the turns with visitors."""
+    monkeypatch.setattr(bench, "DB_URL", None)
+    games = {"waddington": 2, "rf90": 1, "pitformula": 1}
+    mixed = await bench.bench_mixed(True, games=games, seconds=8, site=20, site_blocks=2.0)
+    site = mixed["site"]
+    turns = site["turns"]
+    assert turns["turn_s"] == pytest.approx(2.0, abs=0.1)
+    assert [t["visitors"] for t in turns["turns"]] == [False, True, False, True]
+    assert all(t["answers"] > 0 for t in turns["turns"])
+    assert turns["answer_p99_ms"]["with"] > 0 and turns["answer_p99_ms"]["without"] > 0
+    assert len(turns["pair_differences_ms"]) == 2
+    # 20 a second for the 4 s of visits, not for all 8 (and a few of the last turn's)
+    assert 40 <= site["requests"] <= 120 and set(site["statuses"]) == {"200"}
+    assert mixed["errors_logged"] == 0 and mixed["user_failures"] == 0
+
+
+async def test_site_load_in_turns_runs_once_a_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--site-turns: one run a mode, visitors at 20 a second coming and going in turns."""
+    runs: list[dict[str, Any]] = []
+
+    def fake_run(part: str, quick: bool, label: str = "", **options: Any) -> dict[str, Any]:
+        runs.append(options)
+        return {key: len(runs) for key in bench.SITE_LOAD_FIGURES}
+
+    monkeypatch.setattr(bench, "_in_fresh_process", fake_run)
+    load = await bench.bench_site_load(False, turns=20.0)
+    assert [(r["site_apart"], r["site"], r["site_blocks"], r["seconds"]) for r in runs] == [
+        (True, 20.0, 20.0, bench.SITE_TURNS_SECONDS),
+        (False, 20.0, 20.0, bench.SITE_TURNS_SECONDS),
+    ]
+    assert load["modes"] == ["own_process", "in_bot"] and load["turn_s"] == 20.0
+    assert load["own_process"]["site"] == 1 and load["in_bot"]["site"] == 2
