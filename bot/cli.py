@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -165,6 +166,11 @@ def cmd_web(args: argparse.Namespace) -> int:
 
     if args.parent is not None:
         die_with_parent(args.parent)
+    if args.nice is not None:
+        if not 0 <= args.nice <= 19:
+            print("web: --nice takes 0 to 19", file=sys.stderr)
+            return 2
+        os.nice(args.nice)  # the pages wait for the CPU before a driver's answer does
 
     try:
         settings = load_settings()
@@ -493,6 +499,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--port",
         type=int,
         help=f"the port (default: PADDOCK_WEB_PORT or {DEFAULT_WEB_PORT}; 0: any free port)",
+    )
+    p.add_argument(
+        "--nice",
+        type=int,
+        metavar="N",
+        help="lower the site's CPU priority by N (0-19), so that a bot on the same machine "
+        "answers first when both want the CPU (`paddock run`'s own site: 10)",
     )
     # `paddock run`'s own child (bot/site_child.py): the bot's process id, not for people
     p.add_argument("--parent", type=int, help=argparse.SUPPRESS)

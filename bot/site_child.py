@@ -7,7 +7,9 @@ bot's (docs/performance.md, issue 26).
 minute; back to 1 s after a minute alive), and stops it with the bot: SIGTERM, then SIGKILL
 after `stop_timeout`. A bot killed outright leaves no site behind: the child asks Linux to
 SIGTERM it when its parent dies (`prctl(PR_SET_PDEATHSIG)`) and polls its parent's id too.
-Its log lines go where the bot's go (the same stderr, the same format). This module does not
+It runs at a lower CPU priority than the bot (SITE_NICE): where the two want the same core,
+the driver's answer comes first. Its log lines go where the bot's go (the same stderr, the
+same format). This module does not
 import the site: the child does.
 """
 
@@ -26,6 +28,9 @@ from bot.settings import Settings
 log = logging.getLogger("paddock.web")
 
 BACKOFF_S = (1.0, 60.0)  # the first wait before a restart, and the longest
+# The child's CPU priority below the bot's (`paddock web --nice`): on a machine short of
+# cores, a page waits for the CPU, not a driver's answer (docs/performance.md, issue 26).
+SITE_NICE = 10
 STOP_TIMEOUT_S = 10.0
 
 
@@ -75,6 +80,7 @@ class SiteChild:
         where, env_db = _source(s)
         args = [sys.executable, "-m", "bot.cli", "web", *where]
         args += ["--host", s.web_host, "--port", str(s.web_port), "--parent", str(os.getpid())]
+        args += ["--nice", str(SITE_NICE)]
         env = {k: v for k, v in os.environ.items() if k != "PADDOCK_TOKEN"}
         root = str(Path(bot.__file__).resolve().parent.parent)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)

@@ -329,6 +329,15 @@ SITE_LOAD_FIGURES = (
 
 
 SITE_TURNS_SECONDS = 300.0  # --site-turns: one run this long a mode (--mixed-seconds: longer)
+# what else a long run tells: whether the answers drift over it, and whether it is the bot's
+# doing or the bench's own process (the fake Discord's event loop, its CPU)
+SITE_TURNS_FIGURES = (
+    "answer_p99_ms_by_minute",
+    "fake_loop_lag_p99_ms",
+    "fake_cpu_cores",
+    "rss_mb",
+    "fake_messages_kept",
+)
 
 
 async def bench_site_load(
@@ -428,7 +437,7 @@ async def _site_load_turns(
             functools.partial(_in_fresh_process, "mixed", quick, label=f"{mode}: ", **options)
         )
         out["modes"].append(mode)
-        out[mode] = {key: mixed[key] for key in SITE_LOAD_FIGURES}
+        out[mode] = {key: mixed[key] for key in (*SITE_LOAD_FIGURES, *SITE_TURNS_FIGURES)}
     return out
 
 

@@ -693,6 +693,19 @@ async def _turns(
 
 
 TURN_SETTLE_S = 1.0  # a turn's first second left out: the pages of the turn before ending
+TURN_QUANTILES = {"p50": 0.50, "p90": 0.90, "p99": 0.99}
+
+
+def _quantiles(samples_ms: list[float]) -> dict[str, float | None]:
+    ordered = sorted(samples_ms)
+    return {
+        name: round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 3) if ordered else None
+        for name, q in TURN_QUANTILES.items()
+    }
+
+
+def _median(values: list[float]) -> float | None:
+    return sorted(values)[len(values) // 2] if values else None
 
 
 def _blocks_report(
@@ -700,9 +713,13 @@ def _blocks_report(
 ) -> dict[str, Any]:
     """The bot's answers in each turn of the site's visitors (those sent in its first
     TURN_SETTLE_S left out) and in all turns with and without them: {"turn_s", "turns":
-    [{"visitors", "answers", "answer_p99_ms"}], "answer_p99_ms": {"without", "with"},
-    "difference_ms", "pair_differences_ms" (each turn with them less the one before,
-    without), "median_pair_difference_ms"}. Only whole turns before `end` count."""
+    [{"visitors", "answers", "p50", "p90", "p99"}], "pooled": {"without": {...}, "with":
+    {...}}, "difference_ms": {quantile: with - without, pooled}, "pairs": {quantile: each
+    turn with visitors less the one before it, without, sorted}, "median_pair_ms", "higher"
+    (pairs where the turn with visitors was slower, of how many), and "same_kind_ms": the
+    differences between consecutive turns of the same kind (each without less the one
+    before it without, each with less the one before it with): what the machine's own
+    noise makes of a pair, to set the pairs against}. Only whole turns before `end` count."""
     rows: list[dict[str, Any]] = []
     pooled: dict[bool, list[float]] = {False: [], True: []}
     length = turns[1][0] - turns[0][0] if len(turns) > 1 else 0.0
@@ -714,21 +731,34 @@ def _blocks_report(
             for s in sent
             if s.answer_at is not None and start + TURN_SETTLE_S <= s.at < stop
         ]
-        rows.append({"visitors": there, "answers": len(ms), "answer_p99_ms": _p99(ms)})
+        rows.append({"visitors": there, "answers": len(ms), **_quantiles(ms)})
         pooled[there] += ms
-    differences = sorted(
-        round(b["answer_p99_ms"] - a["answer_p99_ms"], 3)
-        for a, b in itertools.pairwise(rows)
-        if b["visitors"] and not a["visitors"] and a["answer_p99_ms"] and b["answer_p99_ms"]
-    )
-    without, with_ = _p99(pooled[False]), _p99(pooled[True])
+
+    def differences(pairs: list[tuple[dict[str, Any], dict[str, Any]]], q: str) -> list[float]:
+        return sorted(
+            round(b[q] - a[q], 3) for a, b in pairs if a[q] is not None and b[q] is not None
+        )
+
+    pairs = [(a, b) for a, b in itertools.pairwise(rows) if b["visitors"] and not a["visitors"]]
+    same = [
+        (a, b)
+        for kind in (False, True)
+        for a, b in itertools.pairwise([r for r in rows if r["visitors"] is kind])
+    ]
+    without, with_ = _quantiles(pooled[False]), _quantiles(pooled[True])
+    by_pair = {q: differences(pairs, q) for q in TURN_QUANTILES}
     return {
         "turn_s": round(length, 1),
         "turns": rows,
-        "answer_p99_ms": {"without": without, "with": with_},
-        "difference_ms": round(with_ - without, 3) if with_ and without else None,
-        "pair_differences_ms": differences,
-        "median_pair_difference_ms": differences[len(differences) // 2] if differences else None,
+        "pooled": {"without": without, "with": with_},
+        "difference_ms": {
+            q: round(w - wo, 3) if w is not None and wo is not None else None
+            for q, w, wo in ((q, with_[q], without[q]) for q in TURN_QUANTILES)
+        },
+        "pairs": by_pair,
+        "median_pair_ms": {q: _median(d) for q, d in by_pair.items()},
+        "higher": {q: f"{sum(x > 0 for x in d)} of {len(d)}" for q, d in by_pair.items()},
+        "same_kind_ms": {q: differences(same, q) for q in TURN_QUANTILES},
     }
 
 

@@ -76,6 +76,11 @@ class GameSpec:
     # default simulation)
     variants: str | None = None
     hidden: tuple[Zone, ...] = ()  # what public_view and seat_view hide
+    # "module:function" (seed, config, actions' JSON) -> (each action's events, the count of
+    # the pictures its thread was shown between actions), in one replay: a game whose thread
+    # shows more than one picture per move (RF90's section activations). None: the actions
+    # applied in turn, no such picture (store/race_logs.py)
+    replay: str | None = None
 
 
 def resolve(target: str) -> Any:

@@ -4,9 +4,18 @@ a name a user typed goes into such a message (`shown`, `in_code`: the bot uses t
 import re
 import sqlite3
 
-import discord.utils  # escape_markdown: the messages are shown in Discord
-
 from rules.errors import PaddockError
+
+# Discord's markdown, escaped as discord.utils.escape_markdown(text) escapes it (discord.py
+# 2.x, MIT): links left alone, every other markdown character or line start escaped. Here so
+# that the store, whose messages name what users typed, needs no Discord library.
+_URL = r"(?P<url><[^: >]+:\/[^ >]+>|(?:https?|steam):\/\/[^\s<]+[^<.,:;\"\'\]\s])"
+_MARKDOWN = r"(?P<markdown>[_\\~|\*`]|^>(?:>>)?\s|\[.+\]\(.+\)|^#{1,3}|^\s*-)"
+_ESCAPE = re.compile(f"(?:{_URL}|{_MARKDOWN})", re.MULTILINE)
+
+
+def escape_markdown(text: str) -> str:
+    return _ESCAPE.sub(lambda m: m["url"] or "\\" + m["markdown"], text)
 
 
 def shown(text: str) -> str:
@@ -15,7 +24,7 @@ def shown(text: str) -> str:
     channels, `@everyone`, `@here`: a zero-width space after each `<` and `@`) and its
     markdown shows as typed. Pings are also ruled out by each message's allowed_mentions;
     this keeps the text from looking like one, or like the bot's own formatting."""
-    return discord.utils.escape_markdown(re.sub(r"([<@])", "\\1\u200b", text))
+    return escape_markdown(re.sub(r"([<@])", "\\1\u200b", text))
 
 
 def in_code(text: str) -> str:

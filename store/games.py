@@ -1,5 +1,5 @@
-"""The store's games (the action log and the snapshot, moving together) and timers, on
-either database (store.dialect).
+"""The store's games (the action log and the snapshot, moving together, and the game's
+timers with them: store/timers.py), on either database (store.dialect).
 
 Per-game exclusion: a transaction that reads a game and then writes on what it read, or
 that replaces a game's seats or timers, first locks the game's row (`_lock_game`,
@@ -14,11 +14,11 @@ from __future__ import annotations
 import json
 from typing import Any, NamedTuple
 
-from store.dialect import Row, Tx, now, shard_filter
+from store.dialect import Tx, now, shard_filter
 from store.errors import LeagueError, NotFound, NothingToUndo, Repeated, StaleState
-from store.models import ActionRecord, GameRecord, Once, Seat, Shards, Timer, TimerSpec
+from store.models import ActionRecord, GameRecord, Once, Seat, Shards, TimerSpec
 from store.protocol import Placings
-from store.race_logs import RaceLogStore
+from store.timers import TimerStore, replace_timers
 from store.undo import Mark
 
 _GAME_COLUMNS = (
@@ -53,8 +53,6 @@ def bookkeeping(fields: dict[str, Any]) -> dict[str, Any]:
 
 # A timer's game and so its guild; a timer of no game is its own guild's (a league round's),
 # or shard 0's.
-_TIMERS_FROM = "FROM timers t LEFT JOIN games g ON g.id = t.game_id"
-_TIMER_GUILD = "COALESCE(g.guild_id, t.guild_id, 0)"
 
 
 class Append(NamedTuple):  # (not a frozen dataclass: ~4x slower to make, on every move)
@@ -73,7 +71,7 @@ class Append(NamedTuple):  # (not a frozen dataclass: ~4x slower to make, on eve
     timers: list[TimerSpec] | None
 
 
-class GameStore(RaceLogStore):
+class GameStore(TimerStore):
     # Locks -----------------------------------------------------------------------------
 
     async def _lock_game(self, tx: Tx, game_id: int) -> None:
@@ -140,7 +138,7 @@ class GameStore(RaceLogStore):
             if seats:
                 await self._write_seats(tx, game_id, seats)
             if timers:
-                await self._replace_timers(tx, game_id, timers)
+                await replace_timers(tx, game_id, timers)
             if once is not None:
                 await self._note_once(tx, game_id, once)
             return game_id
@@ -235,7 +233,7 @@ class GameStore(RaceLogStore):
                 at,
             )
             await self._write_seats(tx, game_id, seats)
-            await self._replace_timers(tx, game_id, timers or [])
+            await replace_timers(tx, game_id, timers or [])
 
         await self._transact(start)
         return await self.load_game(game_id)
@@ -328,7 +326,7 @@ class GameStore(RaceLogStore):
             )
             if done is None:
                 return False
-            await self._replace_timers(tx, game_id, timers or [])  # under the row's lock
+            await replace_timers(tx, game_id, timers or [])  # under the row's lock
             return True
 
         return await self._transact(end)
@@ -540,7 +538,7 @@ class GameStore(RaceLogStore):
             a.game_id,
         )
         if a.timers is not None:
-            await self._replace_timers(tx, a.game_id, a.timers, a.at)
+            await replace_timers(tx, a.game_id, a.timers, a.at)
         return True
 
     async def take_back(
@@ -611,7 +609,7 @@ class GameStore(RaceLogStore):
                 human_at,
                 game_id,
             )
-            await self._replace_timers(tx, game_id, restore, at)
+            await replace_timers(tx, game_id, restore, at)
 
         lost: tuple[type[Exception], ...] = (_Moved, *self.dialect.integrity_errors)
         try:
@@ -651,91 +649,12 @@ class GameStore(RaceLogStore):
             ActionRecord.model_validate({**dict(r), "by_robot": bool(r["by_robot"])}) for r in rows
         ]
 
-    # Timers (RoboDanny's pattern: one task sleeps until the earliest) -------------------
-
-    async def add_timer(
-        self, event: str, due_at: float, payload: dict[str, Any], game_id: int | None = None
-    ) -> Timer:
-        (row,) = await self._statement(
-            "INSERT INTO timers (event, due_at, game_id, payload_json, created_at)"
-            " VALUES (?, ?, ?, ?, ?) RETURNING id",
-            event,
-            due_at,
-            game_id,
-            json.dumps(payload),
-            now(),
-        )
-        return Timer(id=row[0], event=event, due_at=due_at, game_id=game_id, payload=payload)
-
-    async def next_timer(self, *, shards: Shards | None = None) -> Timer | None:
-        """The earliest timer (of a game on one of `shards`, when given)."""
-        where, args = shard_filter(shards, _TIMER_GUILD)
-        row = await self._one(
-            f"SELECT t.* {_TIMERS_FROM} WHERE true{where} ORDER BY t.due_at, t.id LIMIT 1", *args
-        )
-        return self._timer(row) if row else None
-
-    async def claim_due_timer(self, now: float, *, shards: Shards | None = None) -> Timer | None:
-        """Take the earliest timer due at `now` (of a game on one of `shards`, when given)
-        out of the table and return it (None when nothing is due). One statement, in a
-        transaction of its own: of several processes claiming at once, each timer goes to
-        exactly one (SQLite: BEGIN IMMEDIATE; PostgreSQL: SKIP LOCKED, a timer another
-        process is claiming right now is passed over, not waited for)."""
-        where, args = shard_filter(shards, _TIMER_GUILD)
-        rows = await self._statement(
-            "DELETE FROM timers WHERE id = (SELECT t.id"
-            f" {_TIMERS_FROM} WHERE t.due_at <= ?{where} ORDER BY t.due_at, t.id LIMIT 1"
-            f"{self.dialect.claim_row}) RETURNING *",
-            now,
-            *args,
-        )
-        return self._timer(rows[0]) if rows else None
-
-    async def timers(self, game_id: int | None = None) -> list[Timer]:
-        if game_id is None:
-            rows = await self._all("SELECT * FROM timers ORDER BY due_at, id")
-        else:
-            rows = await self._all(
-                "SELECT * FROM timers WHERE game_id = ? ORDER BY due_at, id", game_id
-            )
-        return [self._timer(r) for r in rows]
-
-    async def delete_timer(self, timer_id: int) -> bool:
-        # Of two processes deleting one timer, the second waits for the first's row lock
-        # (or its transaction) and then deletes nothing: True goes to exactly one of them.
-        return bool(await self._statement("DELETE FROM timers WHERE id = ? RETURNING id", timer_id))
-
     async def replace_game_timers(self, game_id: int, timers: list[TimerSpec]) -> None:
         async def replace(tx: Tx) -> None:
             await self._lock_game(tx, game_id)
-            await self._replace_timers(tx, game_id, timers)
+            await replace_timers(tx, game_id, timers)
 
         await self._transact(replace)
-
-    @staticmethod
-    async def _replace_timers(
-        tx: Tx, game_id: int, timers: list[TimerSpec], at: str | None = None
-    ) -> None:
-        # Callers hold the game's lock (two replacements would otherwise both insert).
-        await tx.execute("DELETE FROM timers WHERE game_id = ?", game_id)
-        if timers:
-            at = at or now()
-            await tx.executemany(
-                "INSERT INTO timers (event, due_at, game_id, payload_json, created_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                [(t.event, t.due_at, game_id, json.dumps(t.payload), at) for t in timers],
-            )
-
-    async def delete_game_timers(self, game_id: int) -> int:
-        rows = await self._statement("DELETE FROM timers WHERE game_id = ? RETURNING id", game_id)
-        return len(rows)
-
-    @staticmethod
-    def _timer(row: Row) -> Timer:
-        d = dict(row)
-        d["payload"] = json.loads(d.pop("payload_json"))
-        d.pop("created_at", None)
-        return Timer.model_validate(d)
 
 
 class _Moved(Exception):

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules.base import Event, get_game
+from rules.spec import resolve
 from store.dialect import Tx
 from store.sites import SiteStore
 
@@ -56,40 +57,30 @@ def replay_log(
     actions: Iterable[tuple[int, str, str]],
 ) -> RaceLog:
     """The race's standing actions (seq, actor, action JSON) replayed from its seed (CPU:
-    off the event loop): one replay on one state, without a copy per action."""
-    from rules.rf90 import GAME as RF90
-    from rules.rf90.replay import iter_action_steps
-
+    off the event loop): one replay on one state, without a copy per action; a game that
+    shows pictures between actions replays through its spec's `replay`, which counts them."""
     rules = get_game(kind)
     actions = list(actions)
-
-    def said(seq: int, actor: str, events: list[Event]) -> tuple[int, str, str]:
-        text = "; ".join(e.text for e in events if e.text) or "(no public effect)"
-        return seq, actor, text
-
-    lines = []
-    steps = 0
-    if kind == "rf90":  # the log and the count of its thread's pictures at once
-        logged = iter(actions)
-        for events, done_steps in iter_action_steps(
-            RF90, seed, config, (a[2] for a in actions), snapshots=False
-        ):
-            steps += len(done_steps)
-            if events is not None:
-                seq, actor, _ = next(logged)
-                lines.append(said(seq, actor, events))
+    said: list[list[Event]] = []
+    pictures = 0
+    if rules.spec.replay:
+        said, pictures = resolve(rules.spec.replay)(seed, config, (a[2] for a in actions))
     else:
         state = rules.new_game(seed, config)
-        for seq, actor, action_json in actions:
+        for _, _, action_json in actions:
             # the replay's own state, never read again: no copy per action (RF90's were
             # nine tenths of its race page's time)
             state, events = rules.apply_owned(state, rules.parse_action(action_json))
-            lines.append(said(seq, actor, events))
+            said.append(events)
+    lines = [
+        (seq, actor, "; ".join(e.text for e in events if e.text) or "(no public effect)")
+        for (seq, actor, _), events in zip(actions, said, strict=True)
+    ]
     final = rules.load_state(state_json)
     placings: list[tuple[int, int, str]] = [
         (p.seat, p.place, p.status) for p in rules.classification(final)
     ]
-    return RaceLog(lines, placings, steps)
+    return RaceLog(lines, placings, pictures)
 
 
 class RaceLogStore(SiteStore):

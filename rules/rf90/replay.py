@@ -22,6 +22,25 @@ _BEFORE_GRID = ("setup", "qualifying")
 Step = tuple[RF90State, list[Event]]
 
 
+def logged_replay(
+    seed: int, config: dict[str, Any], actions_json: Iterable[str]
+) -> tuple[list[list[Event]], int]:
+    """The race's log in words and its thread's pictures (GameSpec.replay): each action's
+    events, and how many activation pictures the thread showed, from one replay without a
+    copy of the state."""
+    from rules.base import get_game
+
+    game = get_game("rf90")
+    assert isinstance(game, RF90)
+    said: list[list[Event]] = []
+    pictures = 0
+    for events, steps in iter_action_steps(game, seed, config, actions_json, snapshots=False):
+        pictures += len(steps)
+        if events is not None:
+            said.append(events)
+    return said, pictures
+
+
 def iter_action_steps(
     game: RF90,
     seed: int,

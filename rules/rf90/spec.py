@@ -60,6 +60,7 @@ SPEC = GameSpec(
     colours=("red", "blue", "green", "yellow", "white", "black"),
     simulate=(SimOption("--track", "rf90", values="rules.rf90.catalog:TRACKS"),),
     variants="rules.rf90.spec:variants",
+    replay="rules.rf90.replay:logged_replay",
     # read from the engine's public_view / seat_view (rules/rf90/engine.py)
     hidden=(
         Zone(("cars", "*", "hand"), _card, car_seat, held=True),

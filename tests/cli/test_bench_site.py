@@ -241,11 +241,16 @@ def test_turns_report_compares_the_turns_with_and_without_visitors() -> None:
         (False, 50),
         (True, 50),
     ]
-    assert [t["answer_p99_ms"] for t in report["turns"]] == [10.0, 30.0, 20.0, 25.0]
-    assert report["answer_p99_ms"] == {"without": 20.0, "with": 30.0}
-    assert report["difference_ms"] == 10.0
-    assert report["pair_differences_ms"] == [5.0, 20.0]
-    assert report["median_pair_difference_ms"] == 20.0
+    assert [t["p99"] for t in report["turns"]] == [10.0, 30.0, 20.0, 25.0]
+    assert [t["p50"] for t in report["turns"]] == [10.0, 30.0, 20.0, 25.0]
+    assert report["pooled"]["without"]["p99"] == 20.0 and report["pooled"]["with"]["p99"] == 30.0
+    assert report["pooled"]["with"]["p50"] == 30.0  # 25 and 30 ms, fifty each
+    assert report["difference_ms"] == {"p50": 10.0, "p90": 10.0, "p99": 10.0}
+    assert report["pairs"]["p99"] == [5.0, 20.0]  # 25 - 20, 30 - 10
+    assert report["median_pair_ms"]["p99"] == 20.0
+    assert report["higher"]["p99"] == "2 of 2"
+    # the noise: without 10 then 20 (+10), with 30 then 25 (-5)
+    assert report["same_kind_ms"]["p99"] == [-5.0, 10.0]
 
 
 async def test_mixed_load_with_visitors_coming_and_going(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -259,8 +264,8 @@ async def test_mixed_load_with_visitors_coming_and_going(monkeypatch: pytest.Mon
     assert turns["turn_s"] == pytest.approx(2.0, abs=0.1)
     assert [t["visitors"] for t in turns["turns"]] == [False, True, False, True]
     assert all(t["answers"] > 0 for t in turns["turns"])
-    assert turns["answer_p99_ms"]["with"] > 0 and turns["answer_p99_ms"]["without"] > 0
-    assert len(turns["pair_differences_ms"]) == 2
+    assert turns["pooled"]["with"]["p99"] > 0 and turns["pooled"]["without"]["p99"] > 0
+    assert len(turns["pairs"]["p99"]) == 2 and len(turns["same_kind_ms"]["p99"]) == 2
     # 20 a second for the 4 s of visits, not for all 8 (and a few of the last turn's)
     assert 40 <= site["requests"] <= 120 and set(site["statuses"]) == {"200"}
     assert mixed["errors_logged"] == 0 and mixed["user_failures"] == 0
@@ -272,7 +277,7 @@ async def test_site_load_in_turns_runs_once_a_mode(monkeypatch: pytest.MonkeyPat
 
     def fake_run(part: str, quick: bool, label: str = "", **options: Any) -> dict[str, Any]:
         runs.append(options)
-        return {key: len(runs) for key in bench.SITE_LOAD_FIGURES}
+        return {key: len(runs) for key in (*bench.SITE_LOAD_FIGURES, *bench.SITE_TURNS_FIGURES)}
 
     monkeypatch.setattr(bench, "_in_fresh_process", fake_run)
     load = await bench.bench_site_load(False, turns=20.0)
@@ -282,3 +287,4 @@ async def test_site_load_in_turns_runs_once_a_mode(monkeypatch: pytest.MonkeyPat
     ]
     assert load["modes"] == ["own_process", "in_bot"] and load["turn_s"] == 20.0
     assert load["own_process"]["site"] == 1 and load["in_bot"]["site"] == 2
+    assert load["in_bot"]["fake_loop_lag_p99_ms"] == 2  # whether the bench itself lagged

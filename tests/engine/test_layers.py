@@ -123,3 +123,18 @@ def test_the_site_loads_no_bot_module_beyond_its_helpers() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == str(["bot", *sorted(ALLOWED["web"] - set(PACKAGES))])
+
+
+def test_the_layers_below_the_bot_load_no_discord_library() -> None:
+    """The rules, the renderer, the store and the site run without discord.py: nothing of
+    Discord below the bot's adapter."""
+    code = (
+        "import sys, rules.base, renderer, store, store.errors, web.app, web.server;"
+        " rules.base.games();"
+        " print(sorted(m for m in sys.modules if m.split('.')[0] == 'discord'))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
