@@ -125,21 +125,24 @@ async def wrap_up(bot: PaddockBot, league_id: int, here: Any) -> bool:
     league = await bot.store.league_by_id(league_id)
     report = await standings_report(bot.store, league)
     png = report.png()
-    channel = await _home(bot, league.channel_id) or here
-    if channel is None:
-        log.warning("league %s: wrap-up claimed with nowhere to post it", league_id)
-        return False
-    try:
-        await channel.send(
-            embed=wrapup_embed(report, await league_link(bot.settings, bot.store, league)),
-            file=discord.File(io.BytesIO(png), filename="standings.png"),
-            allowed_mentions=discord.AllowedMentions.none(),
-        )
-    except discord.HTTPException as exc:
-        # Claimed but not shown: said in the log; `/league standings` still shows the table.
-        log.warning("league %s: wrap-up not posted in %s: %s", league_id, channel.id, exc)
-        return False
-    return True
+    link = await league_link(bot.settings, bot.store, league)
+    home = await _home(bot, league.channel_id)
+    for channel in dict.fromkeys(c for c in (home, here) if c is not None):
+        try:
+            await channel.send(
+                embed=wrapup_embed(report, link),
+                file=discord.File(io.BytesIO(png), filename="standings.png"),
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
+        except discord.HTTPException as exc:
+            log.warning("league %s: wrap-up not posted in %s: %s", league_id, channel.id, exc)
+            continue
+        return True
+    # Nowhere it could go: the claim is given back, so that the season's next result or its
+    # close (`/league-admin close`) posts it; `/league standings` shows the table meanwhile.
+    log.warning("league %s: wrap-up not posted anywhere; it will be tried again", league_id)
+    await bot.store.unwrap_season(league_id)
+    return False
 
 
 async def _home(bot: PaddockBot, channel_id: int | None) -> Any:

@@ -37,6 +37,11 @@ class CareerStore(AvailabilityStore):
         )
         return bool(rows)
 
+    async def unwrap_season(self, league_id: int) -> None:
+        """Give the wrap-up's claim back (it could not be posted anywhere): the season's
+        next result or its close claims it again."""
+        await self._statement("UPDATE leagues SET wrapped_at = NULL WHERE id = ?", league_id)
+
     async def driver_leagues(self, guild_id: int, user_id: int) -> list[League]:
         """Every league season on this server the user is or was a member of: by game, then
         name, then season."""

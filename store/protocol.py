@@ -215,6 +215,10 @@ class Store(Protocol):
         result and is closed or has its whole calendar raced."""
         ...
 
+    async def unwrap_season(self, league_id: int) -> None:
+        """Give the wrap-up's claim back: it could not be posted."""
+        ...
+
     async def driver_leagues(self, guild_id: int, user_id: int) -> list[League]:
         """The league seasons on this server the user is or was a member of."""
         ...

@@ -136,6 +136,47 @@ async def test_closing_the_season_wraps_it_up_in_the_league_home(driver: InProce
     )
 
 
+def refuse_posts(d: InProcessDriver, channel_id: int) -> None:
+    """Every message post in `channel_id` refused from now on (the bot lost its rights)."""
+    d.backend.fail_next(rf"/channels/{channel_id}/messages$", 403, 50013, method="POST", times=None)
+
+
+async def test_a_wrap_up_its_home_refuses_goes_where_the_result_was_recorded(
+    driver: InProcessDriver,
+) -> None:
+    d = driver
+    await cup(d, rounds=1)
+    await d.slash("league-admin", "setup", league="Cup", channel=RACES_CHANNEL_ID, user=ALICE)
+    refuse_posts(d, RACES_CHANNEL_ID)
+    refused, posted = wrapups(await record(d, 1, BOB, ALICE))
+    assert (refused.channel_id, refused.status) == (RACES_CHANNEL_ID, 403)
+    assert (posted.channel_id, posted.status) == (GENERAL_CHANNEL_ID, 200)
+    assert (await d.bot.store.get_league(GUILD_ID, "Cup")).wrapped_at is not None
+
+
+async def test_a_wrap_up_that_could_go_nowhere_is_posted_at_the_close(
+    driver: InProcessDriver,
+) -> None:
+    """Refused in the home and where the last result was recorded: not claimed, so the
+    season's close posts it (once)."""
+    d = driver
+    await cup(d, rounds=1)
+    await d.slash("league-admin", "setup", league="Cup", channel=RACES_CHANNEL_ID, user=ALICE)
+    refuse_posts(d, RACES_CHANNEL_ID)
+    refuse_posts(d, GENERAL_CHANNEL_ID)
+    recorded = await record(d, 1, BOB, ALICE)
+    assert any("recorded" in (c.content or "") for c in recorded)  # the result stands
+    assert all(c.status == 403 for c in wrapups(recorded))  # tried, refused
+    assert (await d.bot.store.get_league(GUILD_ID, "Cup")).wrapped_at is None
+    d.backend.clear_faults()
+    closed = await confirmed(d, "league-admin", "close-season", league="Cup")
+    (posted,) = wrapups(closed)
+    assert posted.channel_id == RACES_CHANNEL_ID and posted.status == 200
+    assert posted.embed is not None and posted.embed.description is not None
+    assert posted.embed.description.startswith("🏆 Champion: **bob**")
+    assert (await d.bot.store.get_league(GUILD_ID, "Cup")).wrapped_at is not None
+
+
 async def test_a_season_closed_with_no_result_has_no_wrap_up(driver: InProcessDriver) -> None:
     d = driver
     await cup(d, rounds=1)
