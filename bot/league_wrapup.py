@@ -2,8 +2,9 @@
 driver's figures and the tie-breaks applied, posted once per season when its calendar's last
 round gets a result (a league race's finish, `/league-admin record` or `correct`) or the
 season is closed. The store's claim (`wrap_season`: a conditional UPDATE) makes it once across
-restarts and processes. It goes to the league's home channel, else where the last result or
-the close happened; it pings nobody."""
+restarts and processes. It goes to the league's home channel, else (none set, or the post
+refused) where the last result or the close happened; posted nowhere, the claim is given back
+for the season's next result or close. It pings nobody."""
 
 from __future__ import annotations
 
@@ -139,7 +140,7 @@ async def wrap_up(bot: PaddockBot, league_id: int, here: Any) -> bool:
             continue
         return True
     # Nowhere it could go: the claim is given back, so that the season's next result or its
-    # close (`/league-admin close`) posts it; `/league standings` shows the table meanwhile.
+    # close (`/league-admin close-season`) posts it; `/league standings` shows the table meanwhile.
     log.warning("league %s: wrap-up not posted anywhere; it will be tried again", league_id)
     await bot.store.unwrap_season(league_id)
     return False

@@ -73,3 +73,16 @@ def test_paddock_web_on_a_missing_database_is_one_line(tmp_path: Path) -> None:
     assert len(lines) == 1 and "Traceback" not in proc.stderr
     assert "none.db" in lines[0] and "no database file" in lines[0]
     assert not (tmp_path / "none.db").exists()
+
+
+def test_paddock_web_nice_out_of_range_is_one_line(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "web", "--db", str(tmp_path / "x.db"), "--nice", "25"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=_env(),
+        timeout=60,
+    )
+    assert (proc.returncode, proc.stderr) == (2, "web: --nice takes 0 to 19\n")
+    assert not (tmp_path / "x.db").exists()
