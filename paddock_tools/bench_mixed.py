@@ -435,7 +435,8 @@ async def bench_mixed(
     (paddock_tools/bench_site.py), the bot serving the site as `paddock run` does with
     PADDOCK_WEB_PORT (`paddock web` as the bot's child process: its CPU is reported, not the
     bot's), and visitors asking for its pages at `site` requests a second during the load
-    (0: the site on, and no visitor); "site" tells what they got. `site_apart`:
+    (0: the site on, and no visitor), from a process of their own (bench_visitors.py: never
+    on the event loop that timestamps the bot's answers); "site" tells what they got. `site_apart`:
     the site served instead by `paddock web` in a process of its own beside the bot, on the
     same database (bench_site.web_process); "site" then tells that process's CPU too, its
     process id and how it exited. `site_blocks` (seconds): the visitors come and go in turns
@@ -551,14 +552,17 @@ async def bench_mixed(
                 ]
                 visits = None
                 turns: list[tuple[float, bool]] = []  # (start, visitors come) per turn
-                turner: asyncio.Task[None] | None = None
                 if site:
+                    from paddock_tools import bench_visitors
+
                     site_url = f"http://127.0.0.1:{site_port}"
-                    gate = asyncio.Event() if site_blocks else None
-                    load = bench_site.site_load(site_url, filled, site, stop, gate)
+                    began = users.until - seconds
+                    if site_blocks:
+                        turns = bench_visitors.turns(began, site_blocks, users.until)
+                    load = bench_visitors.visit(
+                        site_url, filled, site, users.until, site_blocks, began
+                    )
                     visits = asyncio.create_task(load)
-                    if gate is not None and site_blocks:
-                        turner = asyncio.create_task(_turns(gate, site_blocks, stop, turns))
                 while users.running():
                     await asyncio.sleep(1.0)
                     rss.append(rss_mb(pid))
@@ -576,8 +580,6 @@ async def bench_mixed(
                 stop.set()
                 await observer
                 await lagger
-                if turner is not None:
-                    await turner
                 site_report = await visits if visits is not None else None
                 rss.append(rss_mb(pid))
                 messages_kept = len(fd.backend.messages)
@@ -674,22 +676,6 @@ async def bench_mixed(
         "user_failures": len(failed),
         "fake_messages_kept": messages_kept,
     }
-
-
-async def _turns(
-    gate: asyncio.Event, every: float, stop: asyncio.Event, turns: list[tuple[float, bool]]
-) -> None:
-    """The site's visitors away, then there, in turns of `every` seconds until `stop`
-    (`gate` set while they are there; set again at the end, so that none waits for it):
-    each turn's start and whether they came, appended to `turns`."""
-    there = False
-    while not stop.is_set():
-        gate.set() if there else gate.clear()
-        turns.append((time.perf_counter(), there))
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), every)
-        there = not there
-    gate.set()
 
 
 TURN_SETTLE_S = 1.0  # a turn's first second left out: the pages of the turn before ending
