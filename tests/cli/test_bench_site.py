@@ -288,3 +288,9 @@ async def test_site_load_in_turns_runs_once_a_mode(monkeypatch: pytest.MonkeyPat
     assert load["modes"] == ["own_process", "in_bot"] and load["turn_s"] == 20.0
     assert load["own_process"]["site"] == 1 and load["in_bot"]["site"] == 2
     assert load["in_bot"]["fake_loop_lag_p99_ms"] == 2  # whether the bench itself lagged
+
+
+def test_the_visitors_turns_start_away_and_run_past_the_end() -> None:
+    from paddock_tools.bench_visitors import turns
+
+    assert turns(10.0, 2.0, 15.0) == [(10.0, False), (12.0, True), (14.0, False), (16.0, True)]
