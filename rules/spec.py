@@ -81,6 +81,9 @@ class GameSpec:
     # shows more than one picture per move (RF90's section activations). None: the actions
     # applied in turn, no such picture (store/race_logs.py)
     replay: str | None = None
+    # "module:class": what the league site adds to its finished races' pages (web/games/),
+    # made once per site. None: the classification, the log and the final board only
+    site: str | None = None
 
 
 def resolve(target: str) -> Any:

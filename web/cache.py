@@ -3,7 +3,7 @@ everything the value depends on, so that a key that changes is a miss and the ol
 ages out (nothing is ever invalidated by hand; the site's store is read-only, so it cannot
 keep what it works out in the database).
 
-What each cache holds and its bound (web/app.py's `Site`, web/race_media.py's `RaceMedia`):
+What each cache holds and its bound (web/site.py's `Site`; a game's own in web/games/):
 
 - a race's replay in words (by game id and seq, `race_key`: a finished race never
   changes, and a take-back moves its seq on) - 64 races, ~100 KB each;

@@ -29,6 +29,7 @@ SPEC = GameSpec(
     colours=(),  # crews, not cars: no colour to claim
     simulate=(SimOption("--mode", "pitformula", values="rules.pitformula.simulate:SIM_MODES"),),
     variants="rules.pitformula.spec:variants",
+    site="web.games.pitformula:PitFormulaPages",
     hidden=(
         # face-down part cards: no crew sees them, its own neither, until revealed
         Zone(("cars", "*", "cards", "*", "card"), _part, when=lambda s, cs: not cs["revealed"]),

@@ -61,6 +61,7 @@ SPEC = GameSpec(
     simulate=(SimOption("--track", "rf90", values="rules.rf90.catalog:TRACKS"),),
     variants="rules.rf90.spec:variants",
     replay="rules.rf90.replay:logged_replay",
+    site="web.games.rf90:RF90Pages",
     # read from the engine's public_view / seat_view (rules/rf90/engine.py)
     hidden=(
         Zone(("cars", "*", "hand"), _card, car_seat, held=True),

@@ -4,7 +4,7 @@ the pages' text).
 
 A game is raced to the end by its robots and stored as a finished league race
 (tests/web/web_helpers.py). Each picture its race page serves is drawn by the site's own
-functions (web/race_data.py, web/race_media.py), with the arguments the site passes them, from
+functions (web/race_data.py, web/games/), with the arguments the site passes them, from
 the states the site draws it from; then drawn again from *twins* of those states, which differ
 only in what the game's spec hides (`GameSpec.hidden`: every seat's hand, face-down cards,
 qualifying picks, duel cards, the draw and discard piles; their values shuffled among
@@ -50,7 +50,8 @@ from store import GameRecord, Store, open_store
 from tests.web.web_helpers import Raced, league_race
 from web.app import make_app
 from web.race_data import final_board, race_key
-from web.race_media import RaceMedia, Step, pit_standings, scoring_picture, step_picture
+from web.games.pitformula import PitFormulaPages, pit_standings, scoring_picture
+from web.games.rf90 import RF90Pages, Step, step_picture
 
 KINDS = ["rf90", "waddington", "pitformula"]
 # The race's pictures, by the name of the site's route (web/app.py), and the games serving them.
@@ -187,7 +188,8 @@ class Race:
     store: Store
     game: GameRecord
     names: dict[int, str]
-    media: RaceMedia
+    rf90: RF90Pages
+    pit: PitFormulaPages
 
     @property
     def rules(self) -> Game[Any]:
@@ -209,12 +211,12 @@ async def pictures(race: Race) -> list[Picture]:
 
     out = [Picture("board.png", [race.final()], board)]
     if race.kind == "rf90":
-        steps = await race.media.rf90_steps(race.store, race.game)
+        steps = await race.rf90.race_steps(race.store, race.game)
         assert len(steps) > RF90_STEPS
 
         async def replay(states: list[GameState]) -> bytes | None:
             # the site's own replay, drawn from these states for the race's steps
-            media = RaceMedia()
+            media = RF90Pages()
 
             async def replayed() -> list[Step]:
                 return [
@@ -222,7 +224,7 @@ async def pictures(race: Race) -> list[Picture]:
                 ]
 
             await media.steps.get(race_key(race.game), replayed)
-            return await media.rf90_replay(race.store, race.game)
+            return await media.replay(race.store, race.game)
 
         out.append(Picture("replay.webp", [s.state for s in steps], replay))
         last = len(steps) - 1
@@ -242,7 +244,7 @@ async def pictures(race: Race) -> list[Picture]:
 
                 out.append(Picture(f"step/{n + 1}/{name}.png", [step.state], shown(step, name)))
     if race.kind == "pitformula":
-        races = await race.media.pit_races(race.store, race.game, race.names)
+        races = await race.pit.races(race.store, race.game, race.names)
         assert races
         for n, scored in enumerate(races, 1):
 
@@ -294,8 +296,8 @@ async def race(raced: Raced, kind: str) -> AsyncIterator[Race]:
     try:
         game = await store.load_game(raced.game_id)
         assert game.kind == kind
-        names = {s.seat: s.name for s in await store.seats(game.id)}  # web/app.py's _names
-        yield Race(kind, store, game, names, RaceMedia())
+        names = {s.seat: s.name for s in await store.seats(game.id)}  # web.site.names
+        yield Race(kind, store, game, names, RF90Pages(), PitFormulaPages())
     finally:
         await store.close()
 
@@ -341,7 +343,7 @@ async def test_every_picture_the_site_serves_is_covered(race: Race) -> None:
     }
     assert {kinds[r] for r, games_ in ROUTES.items() if race.kind in games_} == names
     if race.kind == "rf90":  # every picture of an activation page: the track's, then the rest
-        step = (await race.media.rf90_steps(race.store, race.game))[0]
+        step = (await race.rf90.race_steps(race.store, race.game))[0]
         assert list(activation_pictures(step.state, step.state.activation))[0] == "track"
 
 
@@ -374,7 +376,7 @@ async def test_the_check_finds_the_cockpit(race: Race) -> None:
     """RF90's cockpit (the bot shows a driver their own hand with it, never in public)
     depends on the hand: the comparison sees it, at every step drawn for the site."""
     rng = random.Random(26)
-    steps = await race.media.rf90_steps(race.store, race.game)
+    steps = await race.rf90.race_steps(race.store, race.game)
     seated = [c.seat for c in cast(RF90State, race.final()).cars if c.seat is not None]
     assert seated
     for step in (steps[1], steps[-1]):

@@ -1,49 +1,29 @@
-"""What a finished race's page shows beyond its classification, log and final board, worked
-out by replaying its action log from the seed, as the thread was shown it:
+"""Pit Formula's pages on the league site: each race's scoring (the sheet and the numbers the
+bot posts once a race is scored) and the final standings picture, in place of a final board.
 
-- Race! Formula 90: the animated replay (`/rf90 replay`'s: renderer/rf90_replay.py) and each
-  section activation one by one (the grid, every activation, the finish: the states of
-  rules/rf90/replay.py), with the pictures the thread showed of it (renderer.rf90's
-  `activation_pictures`, which the bot's presenter draws too) and the lines it was told;
-- Pit Formula: each race's scoring (the sheet and the numbers the bot posts once a race is
-  scored) and the final standings picture.
-
-A finished race never changes (a take-back moves its seq on), so what is costly is kept by
-`race_key` in small LRUs (web/cache.py): the replayed steps (~0.1 s of CPU for a long RF90
-race, replayed on one state with a copy only as each activation ends), Pit Formula's scorings
-and the replay animation (seconds of drawing, one at a time so the rest of the site keeps
-answering). Pictures of one
-step are cheap (tens of milliseconds) and cached by the visitor's browser instead.
+A finished game never changes (a take-back moves its seq on), so its scorings (two replays
+on one state, with copies only around the scoring actions) are kept by `race_key` and the
+seats' names in a small LRU.
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
 
 from renderer.pitformula import render_scoring, render_table
-from renderer.rf90 import activation_pictures
-from renderer.rf90_replay import caption, render_replay
 from rules.base import get_game
 from rules.pitformula import FLAG_NAMES, PitFormulaState, RaceResult, catalog
-from rules.rf90 import GAME as RF90
-from rules.rf90 import RF90State
-from rules.rf90.replay import iter_activation_steps
 from store import GameRecord, Store
 from store.undo import standing
 from web.cache import Lru
-from web.race_data import Replayed, race_key
+from web.race_data import RacePage, race_key
+from web.site import NotFoundPage, Race, names, number, png, race, site
 
-
-@dataclass(frozen=True)
-class Step:
-    """One picture of an RF90 race as its thread showed it: the grid, a section activation
-    as it ended, or the finish."""
-
-    state: RF90State
-    lines: list[str]  # the event lines told with it (public: the thread's)
-    title: str  # e.g. "Game turn 3 of 5 · section 4"
-    sub: str  # the leader, the pole sitter or the winner
+KIND = "pitformula"
 
 
 @dataclass(frozen=True)
@@ -70,65 +50,49 @@ class PitRace:
     board: PitFormulaState  # just before: the cards as they lay (`render_scoring`'s board)
 
 
-class RaceMedia:
-    """The site's caches of replayed races and drawn replays."""
+class PitFormulaPages:
+    """Pit Formula's race pages (web.games.RacePages) and their cache."""
 
-    def __init__(self, races: int = 8, replays: int = 2, logs: int = 64) -> None:
-        self.steps: Lru[list[Step]] = Lru(races)
-        self.pit: Lru[list[PitRace]] = Lru(races)
-        self.replays: Lru[bytes | None] = Lru(replays)  # ~2-3 MB each
-        self.logs: Lru[Replayed] = Lru(logs)  # ~100 KB each: a race's log in words
-        self._drawing = asyncio.Semaphore(1)  # one replay drawn at a time: a core stays free
+    template = "games/pitformula.html"
 
-    async def rf90_steps(self, store: Store, game: GameRecord) -> list[Step]:
-        async def make() -> list[Step]:
-            actions = [a.action_json for a in standing(await store.actions(game.id))]
+    def __init__(self, races: int = 8) -> None:
+        self.scorings: Lru[list[PitRace]] = Lru(races)
 
-            def replay() -> list[Step]:
-                done = list(iter_activation_steps(RF90, game.seed, game.config, actions))
-                steps = []
-                for i, (state, events) in enumerate(done):
-                    first, sub, _car = caption(state, i, len(done))
-                    steps.append(
-                        Step(
-                            state,
-                            [e.text for e in events if e.text],
-                            first.rpartition(" · ")[0],  # without the "n/N" counter
-                            sub,
-                        )
-                    )
-                return steps
+    def routes(self, race_path: str) -> list[web.RouteDef]:
+        return [
+            web.get(race_path + "/scoring/{n:[0-9]+}.png", self.scoring_png, name="scoring"),
+            web.get(race_path + "/standings.png", self.standings_png, name="race-standings"),
+        ]
 
-            return await asyncio.to_thread(replay)
+    async def extra(self, request: web.Request, found: Race, page: RacePage) -> dict[str, Any]:
+        store = site(request).store
+        races = await self.races(store, found.game, await names(store, found.game))
+        # its final standings in the board's place (the board when no race was scored)
+        return {"pit": races, "board": not races}
 
-        return await self.steps.get(race_key(game), make)
-
-    async def rf90_replay(self, store: Store, game: GameRecord) -> bytes | None:
-        """The race as `/rf90 replay` posts it (None: it never reached an activation)."""
-
-        async def make() -> bytes | None:
-            states = [s.state for s in await self.rf90_steps(store, game)]
-            if len(states) < 2:
-                return None
-            async with self._drawing:
-                return await asyncio.to_thread(render_replay, states)
-
-        return await self.replays.get(race_key(game), make)
-
-    async def pit_races(
-        self, store: Store, game: GameRecord, names: dict[int, str]
-    ) -> list[PitRace]:
+    async def races(self, store: Store, game: GameRecord, names: dict[int, str]) -> list[PitRace]:
         async def make() -> list[PitRace]:
             actions = [a.action_json for a in standing(await store.actions(game.id))]
             return await asyncio.to_thread(_pit_races, game, actions, names)
 
-        return await self.pit.get((*race_key(game), tuple(sorted(names.items()))), make)
+        return await self.scorings.get((*race_key(game), tuple(sorted(names.items()))), make)
 
+    async def scoring_png(self, request: web.Request) -> web.Response:
+        found = await race(request, KIND)
+        store = site(request).store
+        seats = await names(store, found.game)
+        races = await self.races(store, found.game, seats)
+        n = number(request.match_info["n"])
+        if n > len(races):
+            raise NotFoundPage()
+        return png(await scoring_picture(races[n - 1], seats))
 
-async def step_picture(step: Step, name: str) -> bytes | None:
-    """One of the pictures the thread showed of this step (None: no picture of that name)."""
-    draw = activation_pictures(step.state, step.state.activation).get(name)
-    return None if draw is None else await asyncio.to_thread(draw)
+    async def standings_png(self, request: web.Request) -> web.Response:
+        found = await race(request, KIND)
+        if found.game.state_json is None:
+            raise NotFoundPage()
+        seats = await names(site(request).store, found.game)
+        return png(await pit_standings(found.game.state_json, seats))
 
 
 async def scoring_picture(race: PitRace, names: dict[int, str]) -> bytes:
