@@ -49,9 +49,9 @@ from rules.spec import Json, Zone
 from store import GameRecord, Store, open_store
 from tests.web.web_helpers import Raced, league_race
 from web.app import make_app
-from web.race_data import final_board, race_key
 from web.games.pitformula import PitFormulaPages, pit_standings, scoring_picture
 from web.games.rf90 import RF90Pages, Step, step_picture
+from web.race_data import final_board, race_key
 
 KINDS = ["rf90", "waddington", "pitformula"]
 # The race's pictures, by the name of the site's route (web/app.py), and the games serving them.
