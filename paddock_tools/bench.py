@@ -77,7 +77,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator, Collection
+from collections.abc import AsyncIterator, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -134,13 +134,26 @@ def bench_bot(url: str) -> Any:
     return bots.make_bot(Path("unused.db"), database_url=url)
 
 
-def percentiles(samples_ms: list[float]) -> dict[str, float]:
+P50_P99 = {"p50": 0.50, "p99": 0.99}
+
+
+def quantile(ordered: list[float], q: float, digits: int = 3) -> float:
+    """The `q` quantile of `ordered` (sorted, not empty): its value at index q·n (the last
+    at most), rounded."""
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], digits)
+
+
+def percentiles(
+    samples_ms: list[float], quantiles: Mapping[str, float] = P50_P99
+) -> dict[str, float]:
+    """The samples' `quantiles` by name (p50 and p99 unless told), from one sort."""
     ordered = sorted(samples_ms)
+    return {name: quantile(ordered, q) for name, q in quantiles.items()}
 
-    def pick(q: float) -> float:
-        return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 3)
 
-    return {"p50": pick(0.50), "p99": pick(0.99)}
+def median(values: list[float]) -> float | None:
+    """The middle value (the upper one of an even count), None for none."""
+    return sorted(values)[len(values) // 2] if values else None
 
 
 def calibration_ms() -> float:
@@ -413,7 +426,7 @@ async def bench_site_load(
                 for label in ("without", "with")
             },
             "answer_p99_difference_ms": differences,
-            "median_difference_ms": differences[len(differences) // 2] if differences else None,
+            "median_difference_ms": median(differences),
         }
     return out
 

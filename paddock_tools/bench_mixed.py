@@ -24,6 +24,7 @@ from paddock_tools.bench import (
     _progress,
     _progress_count,
     bench_database,
+    median,
     percentiles,
     rss_mb,
 )
@@ -683,15 +684,10 @@ TURN_QUANTILES = {"p50": 0.50, "p90": 0.90, "p99": 0.99}
 
 
 def _quantiles(samples_ms: list[float]) -> dict[str, float | None]:
-    ordered = sorted(samples_ms)
-    return {
-        name: round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 3) if ordered else None
-        for name, q in TURN_QUANTILES.items()
-    }
-
-
-def _median(values: list[float]) -> float | None:
-    return sorted(values)[len(values) // 2] if values else None
+    if not samples_ms:
+        return dict.fromkeys(TURN_QUANTILES)
+    found: dict[str, float | None] = dict(percentiles(samples_ms, TURN_QUANTILES))
+    return found
 
 
 def _blocks_report(
@@ -742,7 +738,7 @@ def _blocks_report(
             for q, w, wo in ((q, with_[q], without[q]) for q in TURN_QUANTILES)
         },
         "pairs": by_pair,
-        "median_pair_ms": {q: _median(d) for q, d in by_pair.items()},
+        "median_pair_ms": {q: median(d) for q, d in by_pair.items()},
         "higher": {q: f"{sum(x > 0 for x in d)} of {len(d)}" for q, d in by_pair.items()},
         "same_kind_ms": {q: differences(same, q) for q in TURN_QUANTILES},
     }

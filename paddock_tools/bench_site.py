@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from paddock_tools.bench import _progress, bench_database, percentiles
+from paddock_tools.bench import _progress, bench_database, percentiles, quantile
 
 SITE_LEAGUES, SITE_RACES = 1_000, 10_000
 SITE_LEAGUES_QUICK, SITE_RACES_QUICK = 20, 100
@@ -423,7 +423,7 @@ async def measure_pages(base_url: str, filled: Filled, samples: int) -> dict[str
         ordered = sorted(times[kind])
         out[kind] = {
             **percentiles(ordered),
-            "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 3),
+            "p95": quantile(ordered, 0.95),
             "max": round(ordered[-1], 3),
             "requests": len(ordered),
             "statuses": statuses[kind],
@@ -486,19 +486,13 @@ async def web_process(db: Path | str, port: int, log: Path) -> AsyncIterator[Web
         )
     running = WebProcess(f"http://127.0.0.1:{port}", proc.pid)
     try:
-        deadline = time.monotonic() + WEB_READY_S
-        while True:  # listening: a connection is accepted
-            if proc.returncode is not None or time.monotonic() > deadline:
-                tail = log.read_text(errors="replace")[-2000:]
-                raise RuntimeError(f"paddock web did not start (exit {proc.returncode}):\n{tail}")
-            try:
-                _, writer = await asyncio.open_connection("127.0.0.1", port)
-            except OSError:
-                await asyncio.sleep(0.1)
-                continue
-            writer.close()
-            await writer.wait_closed()
-            break
+        try:
+            await wait_listening(port, lambda: proc.returncode is None, "paddock web")
+        except RuntimeError:
+            tail = log.read_text(errors="replace")[-2000:]
+            raise RuntimeError(
+                f"paddock web did not start (exit {proc.returncode}):\n{tail}"
+            ) from None
         yield running
     finally:
         if proc.returncode is None:
@@ -631,7 +625,7 @@ async def bench_site(
         cpu = sorted(served.cpu_ms.get(route, [])[-samples:])  # (the warm-up left out)
         if cpu:
             pages[kind]["cpu_ms_mean"] = round(sum(cpu) / len(cpu), 2)
-            pages[kind]["cpu_ms_p99"] = round(cpu[min(len(cpu) - 1, int(0.99 * len(cpu)))], 2)
+            pages[kind]["cpu_ms_p99"] = quantile(cpu, 0.99, digits=2)
     return {
         "leagues": len(filled.leagues),
         "races": filled.races,
