@@ -59,15 +59,20 @@ def test_paddock_web_serves_a_public_league_read_only_until_stopped(tmp_path: Pa
     assert data.path.read_bytes() == before  # read-only: not a byte changed
 
 
-def test_paddock_web_on_a_missing_database_is_one_line(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "web", "--db", str(tmp_path / "none.db"), "--port", "0"],
+def _web(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`paddock web ARGS` run to its end in `tmp_path`."""
+    return subprocess.run(
+        [sys.executable, "-m", "bot.cli", "web", *args],
         capture_output=True,
         text=True,
         cwd=tmp_path,
         env=_env(),
         timeout=60,
     )
+
+
+def test_paddock_web_on_a_missing_database_is_one_line(tmp_path: Path) -> None:
+    proc = _web(tmp_path, "--db", str(tmp_path / "none.db"), "--port", "0")
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in proc.stderr
@@ -76,13 +81,6 @@ def test_paddock_web_on_a_missing_database_is_one_line(tmp_path: Path) -> None:
 
 
 def test_paddock_web_nice_out_of_range_is_one_line(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "bot.cli", "web", "--db", str(tmp_path / "x.db"), "--nice", "25"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=_env(),
-        timeout=60,
-    )
+    proc = _web(tmp_path, "--db", str(tmp_path / "x.db"), "--nice", "25")
     assert (proc.returncode, proc.stderr) == (2, "web: --nice takes 0 to 19\n")
     assert not (tmp_path / "x.db").exists()

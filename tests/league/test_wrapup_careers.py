@@ -62,6 +62,14 @@ async def cup(d: InProcessDriver, rounds: int, name: str = "Cup", game: str = "w
         await d.slash("league-admin", "round-set", league=name, number=n, name=f"R{n}", user=ALICE)
 
 
+async def dice(d: InProcessDriver) -> None:
+    """The toy game's league "Dice": alice and bob, one round ("Park") to race."""
+    await d.slash("league", "create", name="Dice", game="toy", user=ALICE)
+    for user in (ALICE, BOB):
+        await d.slash("league", "join", league="Dice", user=user)
+    await d.slash("league-admin", "round-set", league="Dice", number=1, name="Park", user=ALICE)
+
+
 async def record(
     d: InProcessDriver, rnd: int, *order: FakeUser, retired: str | None = None, league: str = "Cup"
 ) -> Calls:
@@ -333,10 +341,7 @@ async def test_a_league_race_that_ends_the_calendar_wraps_up_in_its_thread(
     toy_driver: InProcessDriver,
 ) -> None:
     d = toy_driver
-    await d.slash("league", "create", name="Dice", game="toy", user=ALICE)
-    for user in (ALICE, BOB):
-        await d.slash("league", "join", league="Dice", user=user)
-    await d.slash("league-admin", "round-set", league="Dice", number=1, name="Park", user=ALICE)
+    await dice(d)
     gid, played = await toy_race(d, "Dice", 1)
     record = await d.bot.store.load_game(gid)
     assert record.status == "finished"
@@ -409,10 +414,7 @@ async def test_a_finished_league_race_keeps_its_log_as_its_replay_makes_it(
     `keep_race_log`, store/race_logs.py), for the league site's race page: as its replay
     makes it, at its seq."""
     d = toy_driver
-    await d.slash("league", "create", name="Dice", game="toy", user=ALICE)
-    for user in (ALICE, BOB):
-        await d.slash("league", "join", league="Dice", user=user)
-    await d.slash("league-admin", "round-set", league="Dice", number=1, name="Park", user=ALICE)
+    await dice(d)
     gid, _ = await toy_race(d, "Dice", 1)
     store = d.bot.store
     record = await store.load_game(gid)

@@ -30,6 +30,18 @@ def deadline(step: int) -> list[TimerSpec]:
     return [TimerSpec(event="turn_timeout", due_at=1_900_000_000.123456789 + step, payload={})]
 
 
+async def append(store: Store, gid: int, seq: int, action: Any, after: Any, step: int) -> int:
+    """The walk's `step`-th action stored after `seq`, its state after it and its timers."""
+    return await store.append_action(
+        gid,
+        seq,
+        str(action.seat),
+        action.model_dump_json(),
+        after.model_dump_json(),
+        timers=deadline(step),
+    )
+
+
 @pytest.mark.parametrize("name", sorted(games()))
 async def test_an_allowed_undo_restores_the_snapshot_and_verify_replays_it(
     store: Store, name: str
@@ -46,14 +58,7 @@ async def test_an_allowed_undo_restores_the_snapshot_and_verify_replays_it(
         prior = await store.load_game(gid)
         assert prior.state_json == before.model_dump_json()
         timers = [(t.event, t.due_at, t.payload) for t in await store.timers(gid)]
-        seq = await store.append_action(
-            gid,
-            seq,
-            str(action.seat),
-            action.model_dump_json(),
-            after.model_dump_json(),
-            timers=deadline(step),
-        )
+        seq = await append(store, gid, seq, action, after, step)
         if undone >= UNDOS_PER_GAME or game.undo_refusal(before, after, action.seat, events):
             continue
         log = await store.actions(gid)
@@ -67,14 +72,7 @@ async def test_an_allowed_undo_restores_the_snapshot_and_verify_replays_it(
         report = await verify_store(store)
         assert report.ok, report.mismatches
         # the same action again: the race goes on as it went
-        seq = await store.append_action(
-            gid,
-            seq,
-            str(action.seat),
-            action.model_dump_json(),
-            after.model_dump_json(),
-            timers=deadline(step),
-        )
+        seq = await append(store, gid, seq, action, after, step)
     report = await verify_store(store)
     assert report.ok, report.mismatches
     assert undone == (0 if name == "pitformula" else UNDOS_PER_GAME)
