@@ -8,7 +8,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
-from bot.league_tables import league_points_table, standings_report
+from bot.league_tables import league_points_table, standings_of
 from renderer.careers import CareerBlock, CareerLine, render_career
 from renderer.common import counted
 from rules.championship import (
@@ -56,10 +56,12 @@ async def career_seasons(
     the leagues it keeps, e.g. the public ones on the site). A title: first in the standings
     of a season that is closed or wrapped up."""
     out = []
-    for league in await store.driver_leagues(guild_id, user_id):
-        if only is not None and not await only(league):
-            continue
-        report = await standings_report(store, league)
+    leagues = await store.driver_leagues(guild_id, user_id)
+    if only is not None:
+        leagues = [league for league in leagues if await only(league)]
+    sheets = await store.season_sheets([league.id for league in leagues])
+    for league in leagues:
+        report = standings_of(league, sheets[league.id])
         member = next(
             (k for k, m in report.members.items() if m.user_id == user_id), None
         )  # (one who left with no result is not in the table)

@@ -8,7 +8,7 @@ from renderer.common import counted
 from renderer.standings import StandingsLine, render_standings
 from rules.championship import PointsTable, RoundResult, StandingRow, game_kinds, standings
 from rules.errors import PaddockError
-from store import League, Member, Round, Store
+from store import League, Member, Round, SeasonSheet, Store
 from store.errors import in_code, shown
 
 
@@ -59,9 +59,13 @@ def league_points_table(league: League) -> PointsTable:
 
 
 async def standings_report(store: Store, league: League) -> StandingsReport:
-    members = await store.members(league.id)
-    results = await store.results(league.id)
-    rounds = await store.rounds(league.id)
+    return standings_of(league, (await store.season_sheets([league.id]))[league.id])
+
+
+def standings_of(league: League, sheet: SeasonSheet) -> StandingsReport:
+    """The season's standings from what its sheet holds (no store: a page that shows the
+    sheet too, or a career of many seasons, reads each sheet once)."""
+    members, results, rounds = sheet.members, sheet.results, sheet.rounds
     with_results = {r.member_id for r in results}
     # Drivers who left stay in the table if they scored results this season.
     shown = [m for m in members if m.active or m.id in with_results]

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from rules.base import get_game
 from store.availability import AvailabilityStore
 from store.dialect import Tx, now
-from store.models import FinishedPlacing, League
+from store.leagues import RESULTS, RESULTS_ORDER
+from store.models import FinishedPlacing, League, Member, ResultRecord, SeasonSheet
 
 log = logging.getLogger("paddock.store")
 
@@ -53,6 +55,36 @@ class CareerStore(AvailabilityStore):
             user_id,
         )
         return [self._league(r) for r in rows]
+
+    async def season_sheets(self, league_ids: Sequence[int]) -> dict[int, SeasonSheet]:
+        """Each season's members, results and calendar, by league id: three queries however
+        many seasons (a driver's career reads every season they raced)."""
+        ids = list(dict.fromkeys(league_ids))
+        if not ids:
+            return {}
+        marks = ", ".join("?" * len(ids))
+        members = await self._all(
+            f"SELECT * FROM league_members WHERE league_id IN ({marks}) ORDER BY id", *ids
+        )
+        results = await self._all(
+            f"{RESULTS} WHERE lr.league_id IN ({marks}) {RESULTS_ORDER}", *ids
+        )
+        rounds = await self._all(
+            f"SELECT * FROM league_rounds WHERE league_id IN ({marks}) ORDER BY number", *ids
+        )
+        sheets = {i: SeasonSheet(members=[], results=[], rounds=[]) for i in ids}
+        for row in members:
+            sheets[row["league_id"]].members.append(self._member(row))
+        for row in results:
+            sheets[row["league_id"]].results.append(ResultRecord.model_validate(dict(row)))
+        for row in rounds:
+            sheets[row["league_id"]].rounds.append(self._round(row))
+        return sheets
+
+    async def member_by_id(self, member_id: int) -> Member | None:
+        """A league member by their id (of whichever season: the caller checks it)."""
+        row = await self._one("SELECT * FROM league_members WHERE id = ?", member_id)
+        return self._member(row) if row else None
 
     async def finished_version(self, guild_id: int) -> tuple[int, int, str]:
         """What changes whenever `finished_placings` may: this server's finished games

@@ -18,6 +18,15 @@ from store.errors import LeagueError, NotFound, RoundOpened, in_code, shown
 from store.models import League, Member, ResultRecord, Round, Shards, TimerSpec
 from store.protocol import Placings
 
+# A season's results (its rounds' league_id with each), and their order: by round, then
+# place; member_id last: ties (drivers without a place) in one order on both databases.
+RESULTS = (
+    "SELECT lr.league_id, r.round_id, lr.number AS round_number, r.member_id, r.place,"
+    " r.status, r.source, r.game_id FROM round_results r"
+    " JOIN league_rounds lr ON lr.id = r.round_id"
+)
+RESULTS_ORDER = "ORDER BY lr.number, r.place IS NULL, r.place, r.member_id"
+
 # Rounds of a league start at least this many seconds apart (a Paddock rule: one race
 # night's rounds do not open on top of each other).
 ROUND_GAP = 3600.0
@@ -568,14 +577,7 @@ class LeagueStore(Backend):
     # Results ---------------------------------------------------------------------------
 
     async def results(self, league_id: int) -> list[ResultRecord]:
-        # member_id last: ties (drivers without a place) in one order on both databases.
-        rows = await self._all(
-            "SELECT r.round_id, lr.number AS round_number, r.member_id, r.place, r.status,"
-            " r.source, r.game_id FROM round_results r"
-            " JOIN league_rounds lr ON lr.id = r.round_id"
-            " WHERE lr.league_id = ? ORDER BY lr.number, r.place IS NULL, r.place, r.member_id",
-            league_id,
-        )
+        rows = await self._all(f"{RESULTS} WHERE lr.league_id = ? {RESULTS_ORDER}", league_id)
         return [ResultRecord.model_validate(dict(r)) for r in rows]
 
     async def record_round(

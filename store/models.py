@@ -81,6 +81,15 @@ class ResultRecord(BaseModel):
     game_id: int | None
 
 
+class SeasonSheet(BaseModel):
+    """What a season's standings are worked out from: its members, its results (in the
+    order `results` gives) and its calendar."""
+
+    members: list[Member]
+    results: list[ResultRecord]
+    rounds: list[Round]
+
+
 class UserSettings(BaseModel):
     """A person's own settings (every server): reminders by DM, their time zone, quiet hours
     (minutes after their midnight), the daily digest, whether a costly decision asks Confirm

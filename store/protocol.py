@@ -19,6 +19,7 @@ code that needs them is tied to one database and should say so by naming the cla
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol, Self, runtime_checkable
 
 from store.health import PING_TIMEOUT
@@ -32,6 +33,7 @@ from store.models import (
     Once,
     ResultRecord,
     Round,
+    SeasonSheet,
     Seat,
     Shards,
     SiteIndex,
@@ -226,6 +228,12 @@ class Store(Protocol):
     async def finished_placings(self, guild_id: int) -> list[FinishedPlacing]:
         """Every seat of every finished game here, games in the order they finished."""
         ...
+
+    async def season_sheets(self, league_ids: Sequence[int]) -> dict[int, SeasonSheet]:
+        """Each season's members, results and calendar, by league id (three queries)."""
+        ...
+
+    async def member_by_id(self, member_id: int) -> Member | None: ...
 
     async def finished_version(self, guild_id: int) -> tuple[int, int, str]:
         """What changes whenever `finished_placings` may (the site keeps ratings by it)."""

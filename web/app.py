@@ -31,6 +31,7 @@ from typing import Any
 import jinja2
 from aiohttp import web
 
+from bot.league_tables import standings_report
 from renderer.common import PALETTE
 from store import Store, StoreUnavailable
 from web import league_data, race_data, site
@@ -96,7 +97,7 @@ async def league_home(request: web.Request) -> web.Response:
 async def standings_png(request: web.Request) -> web.Response:
     latest = await site.league(request)
     shown = await site.season(request, latest)
-    report = await league_data.standings_report(site.site(request).store, shown)
+    report = await standings_report(site.site(request).store, shown)
     # The image is kept by everything it draws (a new result, a name changed: a new key)
     drawn = (shown.id, report.title(), report.subtitle(), repr(report.lines))
     # an image: drawn off the event loop
@@ -108,10 +109,11 @@ async def driver(request: web.Request) -> web.Response:
     latest = await site.league(request)
     member_id = site.number(request.match_info["member_id"])
     store = site.site(request).store
-    member = await league_data.find_member(store, latest, member_id)
+    leagues = await store.list_leagues(latest.guild_id, latest_only=False)
+    member = await league_data.find_member(store, latest, member_id, leagues)
     if member is None:
         raise site.NotFoundPage()
-    data = await league_data.driver_page(store, latest, member, site.site(request).ratings)
+    data = await league_data.driver_page(store, latest, member, leagues, site.site(request).ratings)
     return page(request, "driver.html", p=data, base=f"/l/{latest.web_token}")
 
 

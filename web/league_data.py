@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from bot.league_careers import Ratings, career_seasons, server_ratings
-from bot.league_tables import StandingsReport, league_points_table, standings_report
+from bot.league_tables import StandingsReport, league_points_table, standings_of
 from renderer.common import counted
 from rules.championship import CareerTotals, TieBreak, career_totals, game_kinds, tie_breaks
 from store import League, Member, Store
@@ -136,10 +136,10 @@ def _rows(report: StandingsReport) -> list[Row]:
 
 
 async def league_page(store: Store, latest: League, shown: League) -> LeaguePage:
-    report = await standings_report(store, shown)
-    rounds = await store.rounds(shown.id)
-    results = await store.results(shown.id)
-    members = {m.id: m for m in await store.members(shown.id)}
+    sheet = (await store.season_sheets([shown.id]))[shown.id]
+    report = standings_of(shown, sheet)
+    rounds, results = sheet.rounds, sheet.results
+    members = {m.id: m for m in sheet.members}
     table = league_points_table(shown)
     calendar = []
     for rnd in rounds:
@@ -211,22 +211,22 @@ class DriverPage:
     ratings: list[tuple[str, str]]  # (game title, rating text)
 
 
-async def find_member(store: Store, latest: League, member_id: int) -> Member | None:
-    """A member of one of the league's seasons (the newest season's row for their name)."""
-    for season in await seasons_of(store, latest):
-        for m in await store.members(season.id):
-            if m.id == member_id:
-                return m
-    return None
+async def find_member(
+    store: Store, latest: League, member_id: int, leagues: list[League]
+) -> Member | None:
+    """A member of one of the league's seasons (`leagues`: its server's, every season)."""
+    member = await store.member_by_id(member_id)
+    seasons = {lg.id for lg in leagues if same_name(lg.name, latest.name)}
+    return member if member is not None and member.league_id in seasons else None
 
 
-async def _public(store: Store, league: League, cache: dict[str, bool]) -> bool:
-    """Whether the league's site is on (its latest season's switch)."""
-    key = league.name.translate(_ASCII_FOLD)
-    if key not in cache:
-        latest = await store.get_league(league.guild_id, league.name)
-        cache[key] = latest.web_on
-    return cache[key]
+def public_names(leagues: list[League]) -> set[str]:
+    """The names (folded) of the leagues whose site is on, by their latest season's switch
+    (`leagues`: the server's, every season, as `list_leagues` orders them: newest first)."""
+    latest: dict[str, League] = {}
+    for league in leagues:
+        latest.setdefault(league.name.translate(_ASCII_FOLD), league)
+    return {name for name, league in latest.items() if league.web_on}
 
 
 async def ratings(store: Store, guild_id: int, cache: Lru[Ratings] | None = None) -> Ratings:
@@ -240,13 +240,19 @@ async def ratings(store: Store, guild_id: int, cache: Lru[Ratings] | None = None
 
 
 async def driver_page(
-    store: Store, latest: League, member: Member, cache: Lru[Ratings] | None = None
+    store: Store,
+    latest: League,
+    member: Member,
+    leagues: list[League],
+    cache: Lru[Ratings] | None = None,
 ) -> DriverPage:
+    """`leagues`: the server's, every season (`list_leagues`), whose switches say which of
+    the driver's seasons the page may list."""
     titles = game_kinds()
-    public: dict[str, bool] = {}
+    public = public_names(leagues)
 
     async def on_the_site(league: League) -> bool:
-        return await _public(store, league, public)
+        return league.name.translate(_ASCII_FOLD) in public
 
     seasons = await career_seasons(store, latest.guild_id, member.user_id, only=on_the_site)
     rated = [

@@ -121,6 +121,36 @@ async def test_driver_leagues_are_every_season_on_this_server(store: Store) -> N
     assert await store.driver_leagues(GUILD, 99) == []
 
 
+async def test_season_sheets_hold_what_each_season_reads_one_by_one(store: Store) -> None:
+    cup = await season(store, rounds=3)
+    one, two = await store.members(cup.id)
+    await store.record_round(
+        cup, await store.get_round(cup, 2), [(two.id, 1, "finished"), (one.id, None, "retired")]
+    )
+    await store.record_round(
+        cup, await store.get_round(cup, 1), [(one.id, 1, "finished"), (two.id, 2, "finished")]
+    )
+    other = await season(store, "Other", rounds=1)
+    empty = await store.create_league(GUILD, "Empty", "waddington", "w", [10], None)
+    sheets = await store.season_sheets([other.id, cup.id, empty.id, cup.id])
+    assert list(sheets) == [other.id, cup.id, empty.id]
+    for league in (cup, other, empty):
+        sheet = sheets[league.id]
+        assert sheet.members == await store.members(league.id)
+        assert sheet.results == await store.results(league.id)
+        assert sheet.rounds == await store.rounds(league.id)
+    assert [(r.round_number, r.place) for r in sheets[cup.id].results] == [
+        (1, 1),
+        (1, 2),
+        (2, 1),
+        (2, None),
+    ]
+    assert sheets[empty.id].members == [] and sheets[empty.id].rounds == []
+    assert await store.season_sheets([]) == {}
+    assert await store.member_by_id(two.id) == two
+    assert await store.member_by_id(two.id + 1000) is None
+
+
 def _final(positions: list[int]) -> str:
     """A finished toy race: the seats placed by how far they went."""
     return ToyState(rng=Rng.from_seed(1), positions=positions).model_dump_json()

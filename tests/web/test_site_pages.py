@@ -8,12 +8,13 @@ from __future__ import annotations
 import html as markup
 import re
 
+import pytest
 from aiohttp.test_utils import TestClient
 
-from store import Store
+from store import Store, open_store
 from tests.helpers import PNG_MAGIC
 from tests.web.conftest import BASE
-from tests.web.web_helpers import EVIL, Filled
+from tests.web.web_helpers import EVIL, GUILD, Filled
 
 HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; script-src 'self'; "
@@ -121,6 +122,38 @@ async def test_a_drivers_career_lists_only_public_leagues(client: TestClient, da
     # a member of season 1 is found too (member ids of every season of the league)
     first = await text_of(client, f"/l/{data.league.web_token}/driver/{data.member_ids[0] - 3}")
     assert "<h1>Ana</h1>" in first
+
+
+async def test_a_drivers_page_reads_as_much_for_many_seasons_as_for_two(
+    client: TestClient, site_store: Store, data: Filled, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its reads do not grow with the driver's seasons (each season's sheet is not a query
+    of its own); and a member of another league on the server is not found here."""
+    reads = type(site_store._reads)  # type: ignore[attr-defined]
+    counted = reads.fetch
+    queries: list[str] = []
+
+    async def fetch(self: object, sql: str, *args: object) -> list[object]:
+        queries.append(sql)
+        return await counted(self, sql, *args)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(reads, "fetch", fetch)
+    page = f"/l/{data.league.web_token}/driver/{data.member_ids[0]}"
+    await text_of(client, page)  # the server's ratings worked out (then kept)
+    queries.clear()
+    await text_of(client, page)
+    before = len(queries)
+    async with open_store(data.path) as writer:
+        for n in range(4):
+            league = await writer.create_league(GUILD, f"Extra {n}", "waddington", "w", [10], None)
+            await writer.join_league(league, data.user_ids[0], "Ana", None)
+            await writer.set_web(league, "on")
+        private = (await writer.members(data.private.id))[0]
+    queries.clear()
+    html = await text_of(client, page)
+    assert "Extra 3" in html and "6 seasons" in html
+    assert len(queries) == before
+    await text_of(client, f"/l/{data.league.web_token}/driver/{private.id}", 404)
 
 
 async def test_a_finished_race_shows_its_classification_log_and_board(
