@@ -50,6 +50,7 @@ class RacePage:
     classification: list[Placed]
     log: list[LogLine]
     has_board: bool
+    seat_names: dict[int, str]  # each seat's name as the thread showed it
     steps: int = 0  # Race! Formula 90: the pictures of its thread (grid, activations, finish)
 
 
@@ -131,6 +132,7 @@ async def race_page(
         classification=placed,
         log=log,
         has_board=game.kind in board_renderers(),
+        seat_names={seat: s.name for seat, s in seats.items()},
         steps=done.steps,
     )
 

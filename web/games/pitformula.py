@@ -65,8 +65,7 @@ class PitFormulaPages:
         ]
 
     async def extra(self, request: web.Request, found: Race, page: RacePage) -> dict[str, Any]:
-        store = site(request).store
-        races = await self.races(store, found.game, await names(store, found.game))
+        races = await self.races(site(request).store, found.game, page.seat_names)
         # its final standings in the board's place (the board when no race was scored)
         return {"pit": races, "board": not races}
 
