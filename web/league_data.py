@@ -88,13 +88,16 @@ class LeaguePage:
     calendar: list[CalendarRound]
 
 
+def seasons_in(leagues: list[League], latest: League) -> list[League]:
+    """The league's seasons among `leagues` (its server's): the same name, newest first."""
+    return sorted(
+        (lg for lg in leagues if same_name(lg.name, latest.name)), key=lambda lg: -lg.season
+    )
+
+
 async def seasons_of(store: Store, latest: League) -> list[League]:
     """Every season of the league (the same name on the same server), newest first."""
-    leagues = await store.list_leagues(latest.guild_id, latest_only=False)
-    return sorted(
-        (lg for lg in leagues if same_name(lg.name, latest.name)),
-        key=lambda lg: -lg.season,
-    )
+    return seasons_in(await store.list_leagues(latest.guild_id, latest_only=False), latest)
 
 
 def tie_break_text(tie: TieBreak, names: dict[str, str], rows: dict[str, int]) -> str:
@@ -216,7 +219,7 @@ async def find_member(
 ) -> Member | None:
     """A member of one of the league's seasons (`leagues`: its server's, every season)."""
     member = await store.member_by_id(member_id)
-    seasons = {lg.id for lg in leagues if same_name(lg.name, latest.name)}
+    seasons = {lg.id for lg in seasons_in(leagues, latest)}
     return member if member is not None and member.league_id in seasons else None
 
 
