@@ -14,6 +14,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.components import Handler, PaddockButton
+from bot.drawing import DRAWING, use_processes
 from bot.errors import report_error
 from bot.memory import freeze_startup, tune_collector, tune_malloc
 from bot.metrics import Metrics
@@ -23,7 +24,6 @@ from bot.site_child import SiteChild
 from bot.table import Table
 from bot.threads import tune_switch_interval
 from bot.timers import TimerManager
-from renderer.boards import warm_all
 from rules.base import specs
 from store import Store, open_store
 
@@ -69,6 +69,7 @@ class PaddockBot(commands.Bot):
         tune_malloc()  # before the first images: their buffers go back when freed
         tune_collector()  # a click's reference cycles are freed young
         tune_switch_interval()  # the event loop waits less for the image threads
+        use_processes(settings.image_processes)  # where images are drawn (bot/drawing.py)
         intents = discord.Intents.default()
         intents.message_content = settings.message_content
         # Nobody is pinged unless a message names them (AllowedMentions(users=[...])): a
@@ -134,7 +135,7 @@ class PaddockBot(commands.Bot):
             self.site.start()
 
     async def _warm_images(self) -> None:
-        await asyncio.to_thread(warm_all)
+        await DRAWING.warm()  # the image workers started, their caches built
         freeze_startup()  # the caches just built stay: full collections need not walk them
 
     async def sync_commands(self) -> list[app_commands.AppCommand]:

@@ -95,7 +95,9 @@ class Frame(Generic[S]):
 
 @dataclass
 class Image:
-    """A PNG drawn off the event loop when the message is sent."""
+    """A PNG drawn off the event loop when the message is sent, in an image worker process
+    (bot/drawing.py): `draw` is sent there, so it is picklable - a `functools.partial` of a
+    renderer function and its arguments, not a lambda or a local function."""
 
     filename: str
     draw: Callable[[], bytes]

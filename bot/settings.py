@@ -109,6 +109,11 @@ class Settings(BaseSettings):
             return self.web_base_url
         return f"http://127.0.0.1:{self.web_port}" if self.web_port else None
 
+    # Images are drawn in worker processes at a lower priority than the bot (bot/drawing.py).
+    image_processes: int = Field(
+        default=2, ge=0, le=32, description="Processes drawing images (0: threads of the bot's)"
+    )
+
     # Operators: /healthz and /metrics (bot/ops.py), served while the bot runs when set.
     ops_port: int | None = Field(
         default=None, ge=0, le=65535, description="Port of /healthz and /metrics (0: any free)"

@@ -415,6 +415,33 @@ def _cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def image_workers(pid: int, site_pid: int | None) -> list[int]:
+    """The bot's (process `pid`) children but its league site: the processes drawing its
+    images (bot/drawing.py) and multiprocessing's helper."""
+    children: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            children |= {int(c) for c in (task / "children").read_text().split()}
+    children.discard(site_pid or 0)
+    return sorted(children)
+
+
+def _workers_cpu_s(workers: list[int]) -> float:
+    total = 0.0
+    for worker in workers:
+        with contextlib.suppress(OSError):
+            total += _cpu_s(worker)
+    return total
+
+
+def _workers_rss_mb(workers: list[int]) -> float:
+    total = 0.0
+    for worker in workers:
+        with contextlib.suppress(OSError, RuntimeError):
+            total += rss_mb(worker)
+    return round(total, 1)
+
+
 async def bench_mixed(
     quick: bool,
     games: dict[str, int] | None = None,
@@ -546,6 +573,8 @@ async def bench_mixed(
                 lagger = asyncio.create_task(_loop_lag(stop, lags))
                 users.until = time.perf_counter() + seconds
                 cpu, fake_cpu = _cpu_s(pid), time.process_time()
+                workers = image_workers(pid, site_pid)
+                workers_cpu, workers_rss = _workers_cpu_s(workers), [_workers_rss_mb(workers)]
                 web_cpu = _cpu_s(site_pid) if site_pid is not None else 0.0
                 tasks = [
                     asyncio.create_task(users.game(kind, gid, where, index))
@@ -567,8 +596,10 @@ async def bench_mixed(
                 while users.running():
                     await asyncio.sleep(1.0)
                     rss.append(rss_mb(pid))
+                    workers_rss.append(_workers_rss_mb(workers))
                 load_end = users.until
                 cpu, fake_cpu = _cpu_s(pid) - cpu, time.process_time() - fake_cpu
+                workers_cpu = _workers_cpu_s(workers) - workers_cpu
                 if site_pid is not None:
                     web_cpu = _cpu_s(site_pid) - web_cpu
                 # each user's interaction under way is answered (or given up on), then stops
@@ -661,6 +692,13 @@ async def bench_mixed(
         # CPU time over the load's time: the bot process's; this one's (the fake Discord
         # and the simulated users)
         "cpu_cores": round(cpu / seconds, 2),
+        # the processes drawing the bot's images (PADDOCK_IMAGE_PROCESSES: bot/drawing.py),
+        # none when it draws in threads: their CPU over the load, their RSS summed
+        "image_workers": {
+            "processes": len(workers),
+            "cpu_cores": round(workers_cpu / seconds, 2),
+            "rss_mb_max": max(workers_rss),
+        },
         "fake_cpu_cores": round(fake_cpu / seconds, 2),
         # how late this process's event loop ran a 20 ms sleep: the fake's own delays,
         # which the answer times include

@@ -62,6 +62,7 @@ except in the cockpit, which draws one seat's `GAME.seat_view(state, seat)`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from renderer.rf90_base import (
     BADGE_PAD,
@@ -231,8 +232,8 @@ def activation_pictures(state: RF90State, section: int | None) -> dict[str, Call
     Named here once for the bot's thread (its presenter's `frame_images`) and the league
     site's activation pages, so both show the same pictures; drawn when called."""
     return {
-        "track": lambda: render_track(state, active_section=section),
-        "dashboards": lambda: render_dashboards(state),
+        "track": partial(render_track, state, active_section=section),
+        "dashboards": partial(render_dashboards, state),
     }
 
 

@@ -20,6 +20,38 @@ PG_SKIP = (
     f"(e.g. {PG_ENV}=postgresql://postgres@127.0.0.1:5432/test)"
 )
 
+# Where the bots of the tests draw their images (bot/drawing.py): in their own threads, unless
+# a test is marked `image_processes` (each game's whole race, tests/table/test_drawing.py) or
+# the developer's shell says otherwise. The worker processes run at a lower CPU priority than
+# everything else: with both cores filled by the suite, they would get almost none, and the
+# tests that wait seconds for a picture would be measuring that. Bot processes the tests
+# start (paddock_tools.fakediscord.process.BotProcess) are given the same setting.
+IMAGE_PROCESSES_ENV = "PADDOCK_IMAGE_PROCESSES"
+os.environ.setdefault(IMAGE_PROCESSES_ENV, "0")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "image_processes: the test's bots draw their images in worker processes (2), as "
+        "`paddock run` does by default",
+    )
+
+
+@pytest.fixture(autouse=True)
+def _image_processes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test marked `image_processes`: its bots draw in two worker processes, started and
+    warmed before it begins, at the test's own priority (the suite fills both cores)."""
+    if request.node.get_closest_marker("image_processes") is None:
+        return
+    import asyncio
+
+    import bot.drawing
+
+    monkeypatch.setenv(IMAGE_PROCESSES_ENV, "2")
+    monkeypatch.setattr(bot.drawing, "IMAGE_NICE", 0)
+    asyncio.run(bot.drawing.use_processes(2).warm())
+
 
 # The suite runs on two cores (pytest-xdist, `-n 2 --dist loadgroup` in pyproject.toml). No two
 # tests share a file, a port or a database schema, so any two may run at once; but the tests
@@ -74,6 +106,18 @@ def toy_game() -> Iterator[ToyGame]:
     """The test-only toy game (tests/toygame/), registered for the test's duration."""
     with registered() as game:
         yield game
+
+
+@pytest.fixture
+def image_threads() -> Iterator[None]:
+    """Images drawn in the bot's own threads (PADDOCK_IMAGE_PROCESSES=0: bot/drawing.py),
+    for a test that watches them there; the worker processes as they were afterwards."""
+    from bot.drawing import DRAWING, use_processes
+
+    before = DRAWING.processes
+    use_processes(0)
+    yield
+    use_processes(before)
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Hashable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -194,15 +195,10 @@ class WaddingtonPresenter(Presenter[WaddingtonState]):
         state, previous = loaded.state, loaded.last_board
         title = loaded.record.settings.get("title")
 
-        def picture() -> bytes:
-            # each car's line from where the thread's last board showed it
-            return render_board(
-                state,
-                highlight_seat=highlight,
-                previous=previous,
-                title=title,
-            )
-
+        # each car's line from where the thread's last board showed it
+        picture = partial(
+            render_board, state, highlight_seat=highlight, previous=previous, title=title
+        )
         return Image(f"race{loaded.id}-board.png", picture)
 
     def prompt(
@@ -262,7 +258,7 @@ class WaddingtonPresenter(Presenter[WaddingtonState]):
             images.append(
                 Image(
                     f"race{record.id}-closeup.png",
-                    lambda: render_closeup(state, seat, destinations, letters),
+                    partial(render_closeup, state, seat, destinations, letters),
                 )
             )
             warnings = [
@@ -290,7 +286,7 @@ class WaddingtonPresenter(Presenter[WaddingtonState]):
         title = loaded.record.settings.get("title")
         return lines, Image(
             f"race{loaded.id}-result.png",
-            lambda: render_classification(state, names, title=title),
+            partial(render_classification, state, names, title=title),
         )
 
     async def on_button(

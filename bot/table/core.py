@@ -10,7 +10,6 @@ import asyncio
 import dataclasses
 import io
 import logging
-import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,12 +19,11 @@ import discord
 
 from bot.availability import EVERYONE_AVAILABLE, Drivers, of_settings
 from bot.components import INVALID_BUTTON, shown
+from bot.drawing import DRAWING
 from bot.feed import Feed
-from bot.memory import TRIMMER
 from bot.metrics import observe_draw
 from bot.posting import PostChannel, not_posted
 from bot.presenter import Decision, Frame, Image, Loaded, Presenter
-from bot.threads import image_pool
 from rules.base import Action, GameState, get_game
 from rules.errors import NotYourTurn, PaddockError
 from store.errors import NotFound
@@ -61,22 +59,15 @@ class InvalidButton(PaddockError):
 
 
 async def draw(images: list[Image]) -> list[discord.File]:
-    """Render the images in the image threads (bot/threads.py): a board takes ~20 ms the
-    event loop needs, and Pillow lets go of the GIL while it encodes, so two cores draw two
-    at once."""
+    """Render the images off the event loop, in the image worker processes (bot/drawing.py)
+    or threads, all at once: a board takes ~20 ms of a core."""
 
-    def one(image: Image) -> discord.File:
-        started = time.perf_counter()
-        png = image.draw()
-        observe_draw(image.filename, time.perf_counter() - started)
-        drawn = discord.File(io.BytesIO(png), filename=image.filename)
-        TRIMMER.now_and_then()  # the memory a busy bot freed goes back (bot/memory.py)
-        return drawn
+    async def one(image: Image) -> discord.File:
+        png, seconds = await DRAWING.png(image.draw)
+        observe_draw(image.filename, seconds)
+        return discord.File(io.BytesIO(png), filename=image.filename)
 
-    loop = asyncio.get_running_loop()
-    return list(
-        await asyncio.gather(*(loop.run_in_executor(image_pool(), one, im) for im in images))
-    )
+    return list(await asyncio.gather(*(one(im) for im in images)))
 
 
 def images(board: Image | list[Image] | None) -> list[Image]:

@@ -183,7 +183,8 @@ class BotProcess:
     SQLite file, or a ``postgresql://`` URL).
 
     ``env`` is added to the environment (PADDOCK_* variables inherited from the test runner's
-    shell are dropped first, so a developer's settings cannot leak in); its
+    shell are dropped first, so a developer's settings cannot leak in, but for where images
+    are drawn, PADDOCK_IMAGE_PROCESSES); its
     PADDOCK_SHARD_COUNT / PADDOCK_SHARD_IDS are the shards the process serves.
     ``timer_reread``: how often the bot re-reads a shared (PostgreSQL) timer table, in
     seconds (the bot's own default otherwise). ``warm``: ready only once the bot's image
@@ -236,6 +237,8 @@ class BotProcess:
         if self.alive:
             raise RuntimeError("already running")
         env = {k: v for k, v in os.environ.items() if not k.startswith("PADDOCK_")}
+        if "PADDOCK_IMAGE_PROCESSES" in os.environ:  # where the runner's bots draw, kept
+            env["PADDOCK_IMAGE_PROCESSES"] = os.environ["PADDOCK_IMAGE_PROCESSES"]
         env.update(self.env)
         self.log = []
         self.sessions = []

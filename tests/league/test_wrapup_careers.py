@@ -244,7 +244,7 @@ async def toy_driver(
     tmp_path: Path, toy_game: ToyGame, monkeypatch: pytest.MonkeyPatch
 ) -> AsyncIterator[InProcessDriver]:
     """The bot with the toy game (tests/toygame/) registered, as tests/toygame/ starts it."""
-    monkeypatch.setattr("bot.client.warm_all", lambda: None)
+    monkeypatch.setattr("bot.drawing.warm_here", lambda: None)
     async with InProcessDriver(make_bot(tmp_path / "toy.db"), world()) as d:
         yield d
 
@@ -381,7 +381,7 @@ async def test_ratings_of_an_unknown_league_are_refused_in_one_line(
 async def test_with_the_site_on_the_classification_and_the_wrap_up_carry_its_links(
     tmp_path: Path, toy_game: ToyGame, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("bot.client.warm_all", lambda: None)
+    monkeypatch.setattr("bot.drawing.warm_here", lambda: None)
     base = "https://league.example"
     async with InProcessDriver(make_bot(tmp_path / "toy.db", web_base_url=base), world()) as d:
         await d.slash("league", "create", name="Dice", game="toy", user=ALICE)

@@ -141,6 +141,7 @@ async def do(d: InProcessDriver, gid: int, seat: int, action: Any) -> None:
         raise AssertionError(f"unexpected {action}")
 
 
+@pytest.mark.image_processes  # as `paddock run` draws: every picture sent to a worker
 async def test_full_two_player_championship(driver: InProcessDriver) -> None:
     await driver.slash("pit", "start", races=5, user=ALICE)  # a lobby with a Join button
     (record,) = await driver.bot.store.list_games()

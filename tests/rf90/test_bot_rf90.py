@@ -16,6 +16,7 @@ from store.verify import verify_store
 from tests.rf90.rf90_helpers import assert_every_line_once
 
 
+@pytest.mark.image_processes  # as `paddock run` draws: every picture sent to a worker
 @pytest.mark.parametrize("track", ["barcelona", "silverstone"])
 async def test_a_whole_race_decided_in_the_cockpit(tmp_path: Path, track: str) -> None:
     async with InProcessDriver(make_bot(tmp_path / "rf.db"), world(), timeout=20) as d:

@@ -61,9 +61,10 @@ class LogCapture(logging.Handler):
 
 @pytest.fixture(autouse=True)
 def no_image_warm_up(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The bot draws every kind of image at start-up (seconds, for RF90's close-ups): these
-    tests draw a few Waddington's ones, lazily."""
-    monkeypatch.setattr("bot.client.warm_all", lambda: None)
+    """A bot drawing in its own threads would draw every kind of image at start-up (seconds,
+    for RF90's close-ups): these tests draw a few Waddington's ones, lazily. (The image
+    workers warm once, as they start: once for every test of this process.)"""
+    monkeypatch.setattr("bot.drawing.warm_here", lambda: None)
 
 
 @asynccontextmanager

@@ -585,9 +585,12 @@ async def test_the_bot_collects_young_less_often_and_freezes_its_start_up(
         gc.unfreeze()
 
 
-async def test_images_are_drawn_by_the_image_threads_at_most_three_at_once() -> None:
-    """`draw` uses bot/threads.py's pool: however many images are asked for at once, no more
-    than IMAGE_THREADS are in memory being drawn, each in a `paddock-image` thread."""
+async def test_images_are_drawn_by_the_image_threads_at_most_three_at_once(
+    image_threads: None,
+) -> None:
+    """With PADDOCK_IMAGE_PROCESSES=0, `draw` uses bot/threads.py's pool: however many images
+    are asked for at once, no more than IMAGE_THREADS are in memory being drawn, each in a
+    `paddock-image` thread."""
     import threading
     import time
 
@@ -643,16 +646,19 @@ def test_glibc_malloc_trim_is_found_where_glibc_runs() -> None:
 
 
 async def test_drawing_images_trims_the_heap_when_a_trim_is_due(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, image_threads: None
 ) -> None:
     """`draw` gives the image thread's turn to the trimmer after each image: a trim due is
-    made there (off the event loop), one only however many images."""
+    made there (off the event loop), one only however many images. (A worker process trims
+    its own heap the same way: bot/drawing.py `drawn`.)"""
+    import bot.drawing
     import bot.table.core as table
     from bot import memory
     from bot.presenter import Image
 
     now, trims = [0.0], []
-    monkeypatch.setattr(table, "TRIMMER", memory.Trimmer(trims.append, clock=lambda: now[0]))
+    trimmer = memory.Trimmer(trims.append, clock=lambda: now[0])
+    monkeypatch.setattr(bot.drawing, "TRIMMER", trimmer)
     await table.draw([Image("a.png", lambda: b"png")])
     assert trims == []
     now[0] = memory.TRIM_EVERY_S

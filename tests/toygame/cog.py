@@ -9,6 +9,7 @@ rewind, replace, autopilot and rules.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -80,7 +81,7 @@ class ToyPresenter(Presenter[ToyState]):
 
     def board(self, loaded: Loaded[ToyState], highlight: int | None) -> Image:
         state = loaded.state
-        return Image(f"race{loaded.id}-board.png", lambda: render_board(state))
+        return Image(f"race{loaded.id}-board.png", partial(render_board, state))
 
     def prompt(self, loaded: Loaded[ToyState], seats: list[int], deadline: float | None) -> Prompt:
         (seat,) = seats  # one driver rolls at a time
@@ -102,7 +103,7 @@ class ToyPresenter(Presenter[ToyState]):
             f"{p.place}. {self.driver(loaded, p.seat)}: square {state.positions[p.seat]}"
             for p in loaded.game.classification(state)
         ]
-        return lines, Image(f"race{loaded.id}-result.png", lambda: render_board(state))
+        return lines, Image(f"race{loaded.id}-result.png", partial(render_board, state))
 
 
 class ToyCog(TableCog, group_name=AREA, group_description="Toy dice races (tests only)"):

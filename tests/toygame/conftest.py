@@ -23,6 +23,6 @@ async def toy_driver(
     leaves the registry. Its start-up does not draw every real game's images ahead (seconds
     of RF90's close-ups, which the test's end would wait for): the toy's are drawn as
     posted."""
-    monkeypatch.setattr("bot.client.warm_all", lambda: None)
+    monkeypatch.setattr("bot.drawing.warm_here", lambda: None)
     async with InProcessDriver(make_bot(tmp_path / "toy.db"), world()) as driver:
         yield driver

@@ -44,6 +44,7 @@ def classification(d: InProcessDriver) -> str | None:
     return found[-1] if found else None
 
 
+@pytest.mark.image_processes  # as `paddock run` draws: every picture sent to a worker
 async def test_a_league_race_of_a_game_declared_in_its_test_package(
     toy_driver: InProcessDriver,
 ) -> None:

@@ -8,6 +8,8 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
+
 from bot.table.ending import ARCHIVE
 from paddock_tools.bots import make_bot, world
 from paddock_tools.f1_driver import latest_with, play_one_click, seat_user, settled, state_of
@@ -16,6 +18,7 @@ from store.verify import verify_store
 from tests.bot_helpers import dump
 
 
+@pytest.mark.image_processes  # as `paddock run` draws: every picture sent to a worker
 async def test_full_race_two_users_and_a_robot(tmp_path: Path) -> None:
     db = tmp_path / "race.db"
     d = InProcessDriver(make_bot(db), world())

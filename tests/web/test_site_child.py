@@ -139,7 +139,8 @@ async def test_a_child_that_cannot_start_is_tried_again_after_a_growing_wait(
 async def test_the_site_child_ends_with_the_bot_process(data: Filled, end: str) -> None:
     """The bot as `paddock run` runs it, in a process of its own with PADDOCK_WEB_PORT: its
     child serves the site; the bot stopped (SIGTERM) or killed outright (SIGKILL: nothing of
-    the bot's runs), the child is gone and the port free within seconds."""
+    the bot's runs), the child is gone and the port free within seconds, and the bot's image
+    workers (bot/drawing.py) are gone too."""
     port = free_port()
     async with RemoteFakeDiscord(world()) as fd:
         bot = BotProcess(fd, data.path, env={"PADDOCK_WEB_PORT": str(port)}, ready_timeout=60)
@@ -147,12 +148,15 @@ async def test_the_site_child_ends_with_the_bot_process(data: Filled, end: str) 
         try:
             assert bot.proc is not None
             assert await until(lambda: listens(port), 30), bot.stderr_tail()
-            (site,) = children_of(bot.proc.pid)
+            # the site's child, and the bot's image workers (bot/drawing.py)
+            children = children_of(bot.proc.pid)
+            (site,) = [c for c in children if b"web" in Path(f"/proc/{c}/cmdline").read_bytes()]
             assert await status(port, f"/l/{data.league.web_token}") == 200
             if end == "stopped":
                 assert await bot.stop(timeout=20) == 0
             else:
                 assert await bot.kill() == -signal.SIGKILL
             assert await until(lambda: gone(site) and not listens(port)), bot.stderr_tail()
+            assert await until(lambda: all(gone(c) for c in children)), bot.stderr_tail()
         finally:
             await bot.kill()

@@ -5,6 +5,7 @@ the final standings."""
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -41,7 +42,7 @@ log = logging.getLogger("paddock.pit")
 
 
 def table_image(state: PitFormulaState) -> Image:
-    return Image("table.png", lambda: render_table(state))
+    return Image("table.png", partial(render_table, state))
 
 
 class Races:
@@ -195,7 +196,7 @@ class Races:
             )
             + f" (scores {scores})"
         )
-        scoring = Image("scoring.png", lambda: render_scoring(state, names, board=before))
+        scoring = Image("scoring.png", partial(render_scoring, state, names, board=before))
         await channel.send(
             "\n".join(lines), files=await draw([scoring]), allowed_mentions=MENTION_NONE
         )
@@ -219,7 +220,7 @@ class Races:
             lines.append(f"The Rival: {counted(state.rival_score, 'point')}.")
         if loaded.record.league_id is not None:
             lines.append(await self.table.publisher.league_lines(loaded))
-        standings = Image("standings.png", lambda: render_table(state, names))
+        standings = Image("standings.png", partial(render_table, state, names))
         await channel.send(
             "\n".join(lines), files=await draw([standings]), allowed_mentions=MENTION_NONE
         )

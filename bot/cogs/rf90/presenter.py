@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Hashable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -298,7 +299,7 @@ class RF90Presenter(Presenter[RF90State]):
         )
         images = []
         if state.phase == "race":  # the active section and its neighbours, legible on a phone
-            images.append(Image(f"race{loaded.id}-closeup.png", lambda: render_closeup(state)))
+            images.append(Image(f"race{loaded.id}-closeup.png", partial(render_closeup, state)))
         return Prompt(content, [cockpit], images, pings=[u for u in users if u is not None])
 
     def finish(self, loaded: Loaded[RF90State]) -> tuple[list[str], Image]:
@@ -307,7 +308,7 @@ class RF90Presenter(Presenter[RF90State]):
         for place, car in enumerate(GAME.race_classification(state), start=1):
             status = "" if car.running else f" ({car.status})"
             lines.append(f"{place}. {shown(car.name)}{status}")
-        return lines, Image(f"race{loaded.id}-result.png", lambda: render_classification(state))
+        return lines, Image(f"race{loaded.id}-result.png", partial(render_classification, state))
 
     async def on_button(
         self,
@@ -388,7 +389,7 @@ class RF90Presenter(Presenter[RF90State]):
             if not await defer(interaction, ephemeral=True, thinking=True):
                 return  # Discord no longer takes this click: nothing was changed
             state = loaded.state
-            image = Image("cockpit.png", lambda: render_cockpit(state, seat))
+            image = Image("cockpit.png", partial(render_cockpit, state, seat))
             await interaction.edit_original_response(
                 content=content, view=view_of(*items), attachments=await draw([image])
             )
