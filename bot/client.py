@@ -136,7 +136,9 @@ class PaddockBot(commands.Bot):
 
     async def _warm_images(self) -> None:
         await DRAWING.warm()  # the image workers started, their caches built
-        freeze_startup()  # the caches just built stay: full collections need not walk them
+        # what start-up built (modules, commands; the caches, drawing in threads) stays: full
+        # collections need not walk it
+        freeze_startup()
 
     async def sync_commands(self) -> list[app_commands.AppCommand]:
         guild_id = self.settings.dev_guild_id

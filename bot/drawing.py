@@ -87,9 +87,13 @@ class Drawing:
         pool = self.pool()
         # each submission finding no idle worker starts one, up to `processes`; a worker that
         # takes a second one finds its caches built
-        await asyncio.gather(
-            *(loop.run_in_executor(pool, warm_worker) for _ in range(self.processes))
-        )
+        try:
+            await asyncio.gather(
+                *(loop.run_in_executor(pool, warm_worker) for _ in range(self.processes))
+            )
+        except BrokenProcessPool:  # the images will start new workers, which build as needed
+            log.warning("an image worker died while warming up: starting new ones")
+            self._replace(pool)
 
     def _replace(self, broken: Executor) -> None:
         with self._lock:

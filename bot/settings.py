@@ -9,6 +9,7 @@ from typing import Any, Self
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.drawing import DEFAULT_PROCESSES
 from store.models import Shards
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -111,7 +112,10 @@ class Settings(BaseSettings):
 
     # Images are drawn in worker processes at a lower priority than the bot (bot/drawing.py).
     image_processes: int = Field(
-        default=2, ge=0, le=32, description="Processes drawing images (0: threads of the bot's)"
+        default=DEFAULT_PROCESSES,
+        ge=0,
+        le=32,
+        description="Processes drawing images (0: threads of the bot's)",
     )
 
     # Operators: /healthz and /metrics (bot/ops.py), served while the bot runs when set.
